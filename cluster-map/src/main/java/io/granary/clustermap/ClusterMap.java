@@ -1,0 +1,86 @@
+package io.granary.clustermap;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * An immutable, versioned snapshot of cluster membership.
+ *
+ * <p>Only the primary proxy makes new versions; every change bumps {@link #version()} by one. Nodes keep the
+ * newest version they have seen and reject older ones and maps of another cluster ({@link #uuid()}).
+ *
+ * @param version monotonically increasing, starting at 1
+ * @param uuid cluster id, assigned once when the primary first starts, never changes
+ * @param primary id of the primary proxy (the single writer of cluster metadata)
+ * @param proxies proxies by id
+ * @param targets targets by id
+ * @param created when the cluster was created
+ */
+public record ClusterMap(
+    long version, String uuid, String primary, Map<String, Node> proxies, Map<String, Node> targets,
+    Instant created) {
+
+  public ClusterMap {
+    Objects.requireNonNull(uuid, "uuid");
+    Objects.requireNonNull(primary, "primary");
+    if (version < 1) {
+      throw new IllegalArgumentException("cluster map version must be >= 1, got " + version);
+    }
+    proxies = Collections.unmodifiableMap(new TreeMap<>(proxies == null ? Map.of() : proxies));
+    targets = Collections.unmodifiableMap(new TreeMap<>(targets == null ? Map.of() : targets));
+    created = created == null ? Instant.EPOCH : created;
+    for (Map.Entry<String, Node> e : proxies.entrySet()) {
+      checkEntry(e, NodeRole.PROXY);
+    }
+    for (Map.Entry<String, Node> e : targets.entrySet()) {
+      checkEntry(e, NodeRole.TARGET);
+    }
+    if (!proxies.containsKey(primary)) {
+      throw new IllegalArgumentException("primary '" + primary + "' is not among the proxies");
+    }
+  }
+
+  private static void checkEntry(Map.Entry<String, Node> e, NodeRole role) {
+    if (!e.getKey().equals(e.getValue().id()) || e.getValue().role() != role) {
+      throw new IllegalArgumentException("map entry '" + e.getKey() + "' does not match node " + e.getValue());
+    }
+  }
+
+  /** The first map of a new cluster: version 1 with the primary as its only node. */
+  public static ClusterMap bootstrap(String uuid, Node primary, Instant now) {
+    return new ClusterMap(1, uuid, primary.id(), Map.of(primary.id(), primary), Map.of(), now);
+  }
+
+  public Optional<Node> node(String id) {
+    Node n = targets.get(id);
+    return Optional.ofNullable(n != null ? n : proxies.get(id));
+  }
+
+  @JsonIgnore
+  public Node primaryNode() {
+    return proxies.get(primary);
+  }
+
+  /** A new version with {@code node} added or replaced. */
+  public ClusterMap withNode(Node node) {
+    Map<String, Node> p = new TreeMap<>(proxies);
+    Map<String, Node> t = new TreeMap<>(targets);
+    (node.role() == NodeRole.PROXY ? p : t).put(node.id(), node);
+    return new ClusterMap(version + 1, uuid, primary, p, t, created);
+  }
+
+  /** Whether {@code other} is a map of this same cluster. */
+  public boolean sameCluster(ClusterMap other) {
+    return uuid.equals(other.uuid);
+  }
+
+  /** Target placement for this version; cheap to keep, costly to rebuild per request. */
+  public TargetPlacement placement() {
+    return new TargetPlacement(this);
+  }
+}

@@ -1,0 +1,40 @@
+package io.granary.clustermap;
+
+import io.granary.clustermap.hrw.Rendezvous;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Which target owns which object under one cluster-map version.
+ *
+ * <p>Candidates are the targets in placement: {@link NodeState#ACTIVE} and {@link NodeState#OFFLINE}. An offline
+ * owner is still the owner (callers answer "retry later"), so a pod restart never reshuffles objects.
+ */
+public final class TargetPlacement {
+  private final ClusterMap map;
+  private final Rendezvous<Node> hrw;
+
+  TargetPlacement(ClusterMap map) {
+    this.map = map;
+    List<Node> candidates = map.targets().values().stream().filter(n -> n.state().inPlacement()).toList();
+    this.hrw = new Rendezvous<>(candidates, Node::id, Node::weight);
+  }
+
+  public ClusterMap map() {
+    return map;
+  }
+
+  /** The owner of an object with placement-key digest {@code keyDigest}, or empty when no target is placed. */
+  public Optional<Node> owner(long keyDigest) {
+    return Optional.ofNullable(hrw.pick(keyDigest));
+  }
+
+  /** The first {@code n} targets in HRW order for a key digest. */
+  public List<Node> ranked(long keyDigest, int n) {
+    return hrw.ranked(keyDigest, n);
+  }
+
+  public int size() {
+    return hrw.size();
+  }
+}

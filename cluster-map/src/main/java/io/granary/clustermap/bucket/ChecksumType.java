@@ -1,0 +1,43 @@
+package io.granary.clustermap.bucket;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
+
+/** Content checksum algorithms a bucket can use; {@link #XXHASH64} is the default. */
+public enum ChecksumType {
+  /** XXH64, seed 0; 16 lowercase hex digits. Fast, not cryptographic. */
+  XXHASH64("xxhash64"),
+  /** MD5; 32 hex digits. Matches S3 ETags of single-part uploads. */
+  MD5("md5"),
+  /** CRC-32C (Castagnoli); 8 hex digits. What GCS reports. */
+  CRC32C("crc32c"),
+  /** SHA-256; 64 hex digits. */
+  SHA256("sha256");
+
+  private final String wireName;
+
+  ChecksumType(String wireName) {
+    this.wireName = wireName;
+  }
+
+  @JsonValue
+  public String wireName() {
+    return wireName;
+  }
+
+  /** Parses a checksum type name case-insensitively ("xxhash" is accepted for xxhash64). */
+  @JsonCreator
+  public static ChecksumType parse(String s) {
+    String v = s == null ? "" : s.toLowerCase(Locale.ROOT);
+    if (v.equals("xxhash") || v.equals("xxh64")) {
+      return XXHASH64;
+    }
+    for (ChecksumType t : values()) {
+      if (t.wireName.equals(v)) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException("unknown checksum type '" + s + "': expected xxhash64, md5, crc32c or sha256");
+  }
+}

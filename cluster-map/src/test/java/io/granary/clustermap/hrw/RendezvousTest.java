@@ -1,0 +1,137 @@
+package io.granary.clustermap.hrw;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class RendezvousTest {
+  private static final int KEYS = 100_000;
+
+  private static List<String> ids(int n) {
+    List<String> ids = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      ids.add("target-" + i);
+    }
+    return ids;
+  }
+
+  private static long key(int i) {
+    return HrwHash.digest("ais/@#/bench/shard-" + i + ".tar");
+  }
+
+  private static Map<String, Integer> counts(Rendezvous<String> hrw) {
+    Map<String, Integer> counts = new HashMap<>();
+    for (int i = 0; i < KEYS; i++) {
+      counts.merge(hrw.pick(key(i)), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  @ParameterizedTest(name = "{0} targets")
+  @ValueSource(ints = {10, 100})
+  void pick_spreadsKeysEvenly_maxOverMeanAtMost110(int targets) {
+    Map<String, Integer> counts = counts(Rendezvous.unweighted(ids(targets), Function.identity()));
+
+    double mean = (double) KEYS / targets;
+    int max = counts.values().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    assertThat(counts).hasSize(targets);
+    assertThat(max / mean).isLessThanOrEqualTo(1.10);
+  }
+
+  @ParameterizedTest(name = "{0} -> {0}+1 targets")
+  @ValueSource(ints = {3, 10, 50})
+  void addingOneTarget_movesAboutOneInNPlusOne_andNothingBetweenOldTargets(int n) {
+    Rendezvous<String> before = Rendezvous.unweighted(ids(n), Function.identity());
+    Rendezvous<String> after = Rendezvous.unweighted(ids(n + 1), Function.identity());
+    String added = "target-" + (n + 1);
+
+    int moved = 0;
+    for (int i = 0; i < KEYS; i++) {
+      String a = before.pick(key(i));
+      String b = after.pick(key(i));
+      if (!a.equals(b)) {
+        assertThat(b).as("a moved key may only go to the new target").isEqualTo(added);
+        moved++;
+      }
+    }
+    double expected = (double) KEYS / (n + 1);
+    assertThat((double) moved).isBetween(expected * 0.9, expected * 1.1);
+  }
+
+  @Test
+  void weights_shiftSharesInProportion() {
+    List<String> ids = List.of("a", "b", "c", "d");
+    Map<String, Double> weight = Map.of("a", 1.0, "b", 2.0, "c", 3.0, "d", 4.0);
+    Map<String, Integer> counts = counts(new Rendezvous<>(ids, Function.identity(), weight::get));
+
+    for (String id : ids) {
+      double expectedShare = weight.get(id) / 10.0;
+      double share = counts.get(id) / (double) KEYS;
+      assertThat(share).as("share of %s", id).isCloseTo(expectedShare, org.assertj.core.data.Offset.offset(0.01));
+    }
+  }
+
+  @Test
+  void weights_doublingOneNodeMovesKeysOnlyToIt() {
+    List<String> ids = ids(5);
+    Rendezvous<String> before = new Rendezvous<>(ids, Function.identity(), id -> 1.0);
+    Rendezvous<String> after = new Rendezvous<>(ids, Function.identity(), id -> id.equals("target-3") ? 2.0 : 1.0);
+    for (int i = 0; i < KEYS; i++) {
+      String a = before.pick(key(i));
+      String b = after.pick(key(i));
+      if (!a.equals(b)) {
+        assertThat(b).isEqualTo("target-3");
+      }
+    }
+  }
+
+  @Test
+  void equalWeights_pickExactlyAsUnweightedAistoreOrder() {
+    List<String> ids = ids(7);
+    Rendezvous<String> plain = Rendezvous.unweighted(ids, Function.identity());
+    Rendezvous<String> heavy = new Rendezvous<>(ids, Function.identity(), id -> 8.0);
+    for (int i = 0; i < 10_000; i++) {
+      long k = key(i);
+      String expected = null;
+      long best = 0;
+      for (String id : ids) { // the AIStore loop, written out
+        long m = HrwHash.mix(HrwHash.digest(id) ^ k);
+        if (expected == null || Long.compareUnsigned(m, best) > 0) {
+          expected = id;
+          best = m;
+        }
+      }
+      assertThat(plain.pick(k)).isEqualTo(expected);
+      assertThat(heavy.pick(k)).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void ranked_startsWithPickAndListsDistinctCandidates() {
+    Rendezvous<String> hrw = Rendezvous.unweighted(ids(10), Function.identity());
+    for (int i = 0; i < 1000; i++) {
+      List<String> top = hrw.ranked(key(i), 4);
+      assertThat(top).hasSize(4).doesNotHaveDuplicates();
+      assertThat(top.get(0)).isEqualTo(hrw.pick(key(i)));
+    }
+  }
+
+  @Test
+  void pick_noCandidates_returnsNull() {
+    assertThat(Rendezvous.unweighted(List.<String>of(), Function.identity()).pick(42)).isNull();
+  }
+
+  @Test
+  void constructor_rejectsNonPositiveWeight() {
+    assertThatThrownBy(() -> new Rendezvous<>(List.of("a"), Function.identity(), id -> 0.0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("weight");
+  }
+}
