@@ -42,6 +42,16 @@ public record Node(String id, NodeRole role, String url, NodeState state, double
     return id;
   }
 
+  /** A new random id: {@code prefix} and 8 lowercase letters or digits (prefix "t" for targets, "p" for proxies). */
+  public static String randomId(String prefix) {
+    java.security.SecureRandom r = new java.security.SecureRandom();
+    StringBuilder sb = new StringBuilder(prefix);
+    for (int i = 0; i < 8; i++) {
+      sb.append("abcdefghijklmnopqrstuvwxyz0123456789".charAt(r.nextInt(36)));
+    }
+    return requireValidId(sb.toString());
+  }
+
   public Node withState(NodeState newState) {
     return new Node(id, role, url, newState, weight);
   }

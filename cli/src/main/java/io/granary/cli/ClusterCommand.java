@@ -1,0 +1,95 @@
+package io.granary.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.ClusterJson;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code granary cluster show|set-state}: look at and change cluster membership. */
+@Command(name = "cluster", mixinStandardHelpOptions = true, description = "Show the cluster or change a node's state.",
+    subcommands = {ClusterCommand.Show.class, ClusterCommand.SetState.class})
+public final class ClusterCommand {
+
+  /** Options every admin command shares. */
+  static final class Endpoint {
+    @Option(names = "--endpoint", defaultValue = "${env:GRANARY_ENDPOINT:-http://127.0.0.1:51080}",
+        description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
+    String url;
+
+    HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
+      HttpClient c = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      try {
+        return c.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+      } catch (java.net.ConnectException e) {
+        throw new IllegalStateException("cannot reach " + url + " (is the cluster running?)");
+      }
+    }
+
+    static String check(HttpResponse<String> r) throws Exception {
+      if (r.statusCode() / 100 != 2) {
+        JsonNode err = ClusterJson.mapper().readTree(r.body());
+        throw new IllegalStateException(r.statusCode() + " " + err.path("code").asText() + ": "
+            + err.path("message").asText());
+      }
+      return r.body();
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print the cluster map as a table.")
+  static final class Show implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    Endpoint endpoint = new Endpoint();
+
+    @Option(names = "--json", description = "Print the raw JSON map.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      String body = Endpoint.check(endpoint.send(HttpRequest.newBuilder(URI.create(endpoint.url + "/v1/cluster/map"))));
+      if (json) {
+        System.out.println(body);
+        return 0;
+      }
+      JsonNode map = ClusterJson.mapper().readTree(body);
+      System.out.printf("cluster %s, map version %d, primary %s%n", map.path("uuid").asText(),
+          map.path("version").asLong(), map.path("primary").asText());
+      System.out.printf("%-12s %-7s %-15s %-7s %s%n", "NODE", "ROLE", "STATE", "WEIGHT", "URL");
+      for (String group : new String[] {"proxies", "targets"}) {
+        for (JsonNode n : map.path(group)) {
+          System.out.printf("%-12s %-7s %-15s %-7s %s%n", n.path("id").asText(), n.path("role").asText(),
+              n.path("state").asText(), n.path("weight").asText(), n.path("url").asText());
+        }
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "set-state", mixinStandardHelpOptions = true,
+      description = "Put a node in maintenance, back to active, or decommission it.")
+  static final class SetState implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    Endpoint endpoint = new Endpoint();
+
+    @Parameters(index = "0", description = "Node id.")
+    String node;
+
+    @Parameters(index = "1", description = "active, maintenance or decommissioned.")
+    String state;
+
+    @Override
+    public Integer call() throws Exception {
+      String body = ClusterJson.mapper().writeValueAsString(java.util.Map.of("state", state));
+      Endpoint.check(endpoint.send(HttpRequest.newBuilder(URI.create(endpoint.url + "/v1/cluster/nodes/" + node))
+          .PUT(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")));
+      System.out.println(node + " is now " + state);
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.granary.cli;
+
+import io.granary.cli.local.LocalCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code granary}: the single entry point. */
+@Command(name = "granary", mixinStandardHelpOptions = true, version = "granary 0.1.0",
+    description = "Caching object storage for ML training data.",
+    subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class})
+public final class GranaryCommand implements Runnable {
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand");
+  }
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with Granary's error handling: one-line messages, no stack traces, exit code 1. */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new GranaryCommand());
+    cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+      String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+      commandLine.getErr().println("granary " + commandLine.getCommandName() + ": " + msg);
+      return 1;
+    });
+    return cl;
+  }
+}

@@ -1,0 +1,231 @@
+package io.granary.cli.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.ClusterJson;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One proxy and N targets as separate JVM processes on one host, each target with two mountpaths under the data
+ * directory:
+ *
+ * <pre>
+ * DATA/proxy/              proxy p1 (port P)
+ * DATA/tI/mp1, DATA/tI/mp2 target tI (port P+I)
+ * DATA/logs/ID.log         each node's output, when logging to files
+ * </pre>
+ *
+ * Children die with the launcher (they watch its pid), so no process outlives it. The integration tests use
+ * this class too, to start, kill -9 and restart real nodes.
+ */
+public final class LocalCluster implements AutoCloseable {
+  /** Options of a local cluster. */
+  public record Options(int targets, String host, int port, Path dataDir, List<String> jvmOptions,
+      String classpath, boolean logToFiles, Duration startTimeout, List<String> proxyArgs) {
+    public Options {
+      if (targets < 1) {
+        throw new IllegalArgumentException("--targets must be at least 1, got " + targets);
+      }
+      if (port < 1 || port + targets > 65535) {
+        throw new IllegalArgumentException("--port must leave room for " + targets + " target ports below 65536");
+      }
+      jvmOptions = List.copyOf(jvmOptions);
+      proxyArgs = List.copyOf(proxyArgs);
+    }
+
+    /** Defaults: 3 targets, 127.0.0.1:51080, this JVM's classpath, output inherited. */
+    public static Options defaults(Path dataDir) {
+      return new Options(3, "127.0.0.1", 51080, dataDir, List.of("-Xms64m", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError"),
+          System.getProperty("java.class.path"), false, Duration.ofSeconds(60), List.of());
+    }
+  }
+
+  private static final String MAIN = "io.granary.cli.GranaryCommand";
+  private final Options opts;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final Map<String, Process> processes = new LinkedHashMap<>();
+  private final Map<String, List<String>> commands = new LinkedHashMap<>();
+
+  private LocalCluster(Options opts) {
+    this.opts = opts;
+  }
+
+  /** Starts the proxy, then the targets, and returns once every target is active in the cluster map. */
+  public static LocalCluster start(Options opts) throws IOException, InterruptedException, TimeoutException {
+    LocalCluster c = new LocalCluster(opts);
+    try {
+      c.launch("p1", c.proxyArgs());
+      c.awaitHealthy(c.endpoint());
+      for (int i = 1; i <= opts.targets(); i++) {
+        String id = "t" + i;
+        Path dir = opts.dataDir().resolve(id);
+        c.launch(id, List.of("target", "--id", id, "--host", opts.host(), "--port", String.valueOf(opts.port() + i),
+            "--mountpath", dir.resolve("mp1").toString(), "--mountpath", dir.resolve("mp2").toString(),
+            "--primary", c.endpoint()));
+      }
+      c.awaitActiveTargets(opts.targets());
+      return c;
+    } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private List<String> proxyArgs() {
+    List<String> a = new ArrayList<>(List.of("proxy", "--id", "p1", "--host", opts.host(), "--port",
+        String.valueOf(opts.port()), "--data", opts.dataDir().resolve("proxy").toString()));
+    a.addAll(opts.proxyArgs());
+    return a;
+  }
+
+  /** The proxy's URL: the cluster's endpoint. */
+  public String endpoint() {
+    return "http://" + opts.host() + ":" + opts.port();
+  }
+
+  public List<String> targetIds() {
+    return processes.keySet().stream().filter(id -> id.startsWith("t")).toList();
+  }
+
+  public String targetUrl(String id) {
+    return "http://" + opts.host() + ":" + (opts.port() + Integer.parseInt(id.substring(1)));
+  }
+
+  public Path dataDir() {
+    return opts.dataDir();
+  }
+
+  public Process process(String id) {
+    return processes.get(id);
+  }
+
+  /** Kills a node with SIGKILL (kill -9) and waits for it to die. */
+  public void kill(String id) throws InterruptedException {
+    Process p = processes.get(id);
+    p.destroyForcibly();
+    p.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** Starts a stopped or killed node again with the same arguments (same id, ports and directories). */
+  public void restart(String id) throws IOException {
+    Process p = processes.get(id);
+    if (p != null && p.isAlive()) {
+      throw new IllegalStateException(id + " is still running");
+    }
+    launch(id, commands.get(id));
+  }
+
+  private void launch(String id, List<String> args) throws IOException {
+    Files.createDirectories(opts.dataDir());
+    List<String> cmd = new ArrayList<>();
+    cmd.add(ProcessHandle.current().info().command().orElse("java"));
+    cmd.addAll(opts.jvmOptions());
+    cmd.add("-cp");
+    cmd.add(opts.classpath());
+    cmd.add(MAIN);
+    cmd.addAll(args);
+    cmd.add("--exit-with-parent");
+    cmd.add(String.valueOf(ProcessHandle.current().pid()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    if (opts.logToFiles()) {
+      Path log = opts.dataDir().resolve("logs").resolve(id + ".log");
+      Files.createDirectories(log.getParent());
+      pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    } else {
+      pb.inheritIO();
+    }
+    commands.put(id, List.copyOf(args));
+    processes.put(id, pb.start());
+  }
+
+  private void awaitHealthy(String url) throws InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + opts.startTimeout().toNanos();
+    while (System.nanoTime() < deadline) {
+      checkAlive();
+      try {
+        if (get(url + "/v1/health").statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(100);
+    }
+    throw new TimeoutException("proxy at " + url + " did not become healthy within " + opts.startTimeout());
+  }
+
+  /** Waits until the cluster map lists {@code n} active targets. */
+  public void awaitActiveTargets(int n) throws InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + opts.startTimeout().toNanos();
+    while (System.nanoTime() < deadline) {
+      checkAlive();
+      try {
+        HttpResponse<String> r = get(endpoint() + "/v1/cluster/map");
+        if (r.statusCode() == 200) {
+          JsonNode targets = ClusterJson.mapper().readTree(r.body()).path("targets");
+          long active = 0;
+          for (JsonNode t : targets) {
+            active += "active".equals(t.path("state").asText()) ? 1 : 0;
+          }
+          if (active >= n) {
+            return;
+          }
+        }
+      } catch (IOException e) {
+        // retry
+      }
+      Thread.sleep(100);
+    }
+    throw new TimeoutException(n + " targets did not become active within " + opts.startTimeout());
+  }
+
+  private void checkAlive() {
+    for (Map.Entry<String, Process> e : processes.entrySet()) {
+      if (!e.getValue().isAlive()) {
+        throw new IllegalStateException("node " + e.getKey() + " exited with code " + e.getValue().exitValue()
+            + (opts.logToFiles() ? "; see " + opts.dataDir().resolve("logs").resolve(e.getKey() + ".log") : ""));
+      }
+    }
+  }
+
+  private HttpResponse<String> get(String url) throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Stops every node with SIGTERM (targets first), waiting for clean exits; kills what does not stop. */
+  @Override
+  public void close() {
+    List<String> order = new ArrayList<>(processes.keySet());
+    order.sort((a, b) -> a.startsWith("t") == b.startsWith("t") ? 0 : a.startsWith("t") ? -1 : 1);
+    for (String id : order) {
+      Process p = processes.get(id);
+      if (p.isAlive()) {
+        p.destroy();
+      }
+    }
+    for (String id : order) {
+      Process p = processes.get(id);
+      try {
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+          p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

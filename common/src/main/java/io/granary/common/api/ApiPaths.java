@@ -1,0 +1,15 @@
+package io.granary.common.api;
+
+/** Paths of the native API (see docs/http-api.md). */
+public final class ApiPaths {
+  public static final String HEALTH = "/v1/health";
+  public static final String CLUSTER_MAP = "/v1/cluster/map";
+  public static final String CLUSTER_JOIN = "/v1/cluster/join";
+  public static final String CLUSTER_NODES = "/v1/cluster/nodes/";
+  public static final String METASYNC = "/v1/metasync";
+  public static final String BUCKETS = "/v1/buckets";
+  public static final String BUCKETS_SLASH = "/v1/buckets/";
+  public static final String OBJECTS = "/v1/objects/";
+
+  private ApiPaths() {}
+}

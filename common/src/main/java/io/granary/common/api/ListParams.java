@@ -1,0 +1,68 @@
+package io.granary.common.api;
+
+import io.granary.clustermap.bucket.NameOrder;
+import io.granary.common.error.BadRequestException;
+import io.granary.common.http.HttpExchange;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/**
+ * The paging parameters of an object listing: {@code prefix}, {@code start-after}, {@code limit} (1 to
+ * {@value #MAX_LIMIT}, default {@value #DEFAULT_LIMIT}) and {@code token} (opaque, from the previous page). The
+ * listing starts after the later of {@code start-after} and the token's position.
+ *
+ * @param prefix only names starting with this
+ * @param startAfter only names sorting after this, or null
+ * @param limit most entries in a page
+ */
+public record ListParams(String prefix, String startAfter, int limit) {
+  public static final int DEFAULT_LIMIT = 1000;
+  public static final int MAX_LIMIT = 10_000;
+
+  public static ListParams parse(HttpExchange ex) {
+    String prefix = ex.queryParam("prefix");
+    String startAfter = ex.queryParam("start-after");
+    String token = ex.queryParam("token");
+    String limitParam = ex.queryParam("limit");
+    int limit = DEFAULT_LIMIT;
+    if (limitParam != null && !limitParam.isEmpty()) {
+      try {
+        limit = Integer.parseInt(limitParam);
+      } catch (NumberFormatException e) {
+        limit = -1;
+      }
+      if (limit < 1 || limit > MAX_LIMIT) {
+        throw BadRequestException.invalidArgument(
+            "limit must be an integer from 1 to " + MAX_LIMIT + ", got '" + limitParam + "'");
+      }
+    }
+    if (token != null && !token.isEmpty()) {
+      String fromToken = fromToken(token);
+      if (startAfter == null || NameOrder.INSTANCE.compare(fromToken, startAfter) > 0) {
+        startAfter = fromToken;
+      }
+    }
+    if (startAfter != null && startAfter.isEmpty()) {
+      startAfter = null;
+    }
+    return new ListParams(prefix == null ? "" : prefix, startAfter, limit);
+  }
+
+  /** The opaque token that resumes a listing after {@code lastName}. */
+  public static String token(String lastName) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(lastName.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String fromToken(String token) {
+    try {
+      byte[] raw = Base64.getUrlDecoder().decode(token);
+      String s = new String(raw, StandardCharsets.UTF_8);
+      if (!java.util.Arrays.equals(s.getBytes(StandardCharsets.UTF_8), raw)) {
+        throw new IllegalArgumentException("not UTF-8");
+      }
+      return s;
+    } catch (IllegalArgumentException e) {
+      throw BadRequestException.invalidArgument("token '" + token + "' is not a listing token from this API");
+    }
+  }
+}

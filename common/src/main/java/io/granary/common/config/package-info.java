@@ -1,0 +1,2 @@
+/** Configuration values shared by every command: sizes with units, durations. */
+package io.granary.common.config;

@@ -1,0 +1,16 @@
+package io.granary.common.error;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+
+/** 409: the request conflicts with the current state (bucket exists or is not empty, stale or foreign metadata). */
+public final class ConflictException extends ApiException {
+  public static final String BUCKET_EXISTS = "BucketAlreadyExists";
+  public static final String BUCKET_NOT_EMPTY = "BucketNotEmpty";
+  public static final String CLUSTER_MISMATCH = "ClusterMismatch";
+  public static final String STALE_VERSION = "StaleVersion";
+  public static final String INVALID_STATE = "InvalidNodeState";
+
+  public ConflictException(String code, String message) {
+    super(HttpResponseStatus.CONFLICT, code, message);
+  }
+}

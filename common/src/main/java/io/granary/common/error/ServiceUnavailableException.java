@@ -1,0 +1,25 @@
+package io.granary.common.error;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+
+/**
+ * 503 with {@code Retry-After}: the request is valid but cannot be served now (the owning target is offline, no
+ * targets have joined, the primary cannot be reached). Retrying later succeeds; it never means "not found".
+ */
+public final class ServiceUnavailableException extends ApiException {
+  public static final String TARGET_OFFLINE = "TargetOffline";
+  public static final String NO_TARGETS = "NoTargets";
+  public static final String PRIMARY_UNREACHABLE = "PrimaryUnreachable";
+  public static final String BUSY = "Busy";
+
+  private final int retryAfterSeconds;
+
+  public ServiceUnavailableException(String code, String message, int retryAfterSeconds) {
+    super(HttpResponseStatus.SERVICE_UNAVAILABLE, code, message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  public int retryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+}

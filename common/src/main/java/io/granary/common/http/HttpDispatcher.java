@@ -1,0 +1,254 @@
+package io.granary.common.http;
+
+import io.granary.common.error.ApiException;
+import io.granary.common.error.BadRequestException;
+import io.granary.common.error.IncompleteBodyException;
+import io.granary.common.error.RequestTimeoutException;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feeds decoded HTTP messages of one connection to per-request {@link RequestHandler}s. Pipeline position: after
+ * {@code HttpServerCodec} and {@code IdleStateHandler}; the channel must allow half-closure so that a body cut
+ * short by the client can still be answered.
+ *
+ * <p>It owns the connection's life cycle: it sends {@code 100 Continue} once a handler accepts a request; it
+ * stops reading while a complete request waits for its (possibly asynchronous) answer, holding any pipelined
+ * request until then; it tells a handler when its body is truncated, times out or the connection drops; and when
+ * a handler answers before the body has arrived it closes gracefully (lingering close: stop writing, drain and
+ * drop input for a moment, then close) so the client reads the answer instead of a reset.
+ */
+public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(HttpDispatcher.class);
+  private static final long LINGER_MILLIS = 2000;
+
+  private final Router router;
+  private final String nodeId;
+
+  private HttpExchange current;
+  private RequestHandler handler;
+  private boolean handlerDone; // onEnd or onAbort has been called
+  private final ArrayDeque<Object> held = new ArrayDeque<>(2);
+  private boolean draining;
+  private boolean inputShutdown;
+
+  public HttpDispatcher(Router router, String nodeId) {
+    this.router = router;
+    this.nodeId = nodeId;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (draining) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (current != null && current.requestComplete()) {
+      held.add(msg); // pipelined: wait until the current answer is out
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
+    process(ctx, msg);
+  }
+
+  private void process(ChannelHandlerContext ctx, Object msg) {
+    try {
+      if (msg instanceof HttpRequest req) {
+        start(ctx, req);
+      }
+      if (msg instanceof HttpContent chunk && current != null) {
+        content(ctx, chunk);
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void start(ChannelHandlerContext ctx, HttpRequest req) {
+    handler = null;
+    handlerDone = false;
+    if (req.decoderResult().isFailure()) {
+      current = new HttpExchange(ctx, req, this, nodeId, null);
+      Throwable cause = req.decoderResult().cause();
+      current.closeAfterResponse();
+      current.markRequestComplete(); // the decoder discards the rest; nothing more will arrive
+      String what = cause instanceof TooLongFrameException ? "request line or headers too long" : "malformed request";
+      current.sendError(new BadRequestException("MalformedRequest", what + ": " + cause.getMessage()));
+      return;
+    }
+    RequestPath path;
+    try {
+      path = RequestPath.of(req.uri());
+    } catch (ApiException e) {
+      current = new HttpExchange(ctx, req, this, nodeId, null);
+      current.sendError(e);
+      return;
+    }
+    current = new HttpExchange(ctx, req, this, nodeId, path);
+    try {
+      handler = router.route(current);
+      handler.onRequest(current);
+    } catch (Throwable t) {
+      abortHandler(t);
+      current.sendError(t);
+      return;
+    }
+    if (!current.responseStarted() && HttpUtil.is100ContinueExpected(req)) {
+      current.markContinueSent();
+      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+    }
+  }
+
+  private void content(ChannelHandlerContext ctx, HttpContent chunk) {
+    HttpExchange ex = current;
+    ex.addBodyBytes(chunk.content().readableBytes());
+    if (chunk.decoderResult().isFailure()) {
+      fail(ex, new BadRequestException("MalformedRequest", "malformed request body: " + chunk.decoderResult().cause()));
+      return;
+    }
+    boolean last = chunk instanceof LastHttpContent;
+    if (handler != null && !handlerDone && !ex.responseStarted()) {
+      try {
+        handler.onContent(ex, chunk);
+        if (last) {
+          ex.markRequestComplete();
+          handlerDone = true;
+          handler.onEnd(ex);
+        }
+      } catch (Throwable t) {
+        abortHandler(t);
+        ex.sendError(t);
+      }
+    }
+    if (last) {
+      ex.markRequestComplete();
+      if (ex.responseDone()) {
+        next(ctx);
+      } else if (!ex.responseStarted()) {
+        ctx.channel().config().setAutoRead(false); // wait for the answer before reading more
+      }
+    }
+  }
+
+  /** Called by the exchange on the event loop when its answer has been written (or failed to). */
+  void responseDone(HttpExchange ex, boolean success) {
+    if (ex != current) {
+      return;
+    }
+    ChannelHandlerContext ctx = ctxOf(ex);
+    if (success && ex.responseKeepAlive() && !inputShutdown) {
+      next(ctx);
+    } else if (success && !ex.requestComplete()
+        && !(HttpUtil.is100ContinueExpected(ex.request()) && !ex.continueSent())) {
+      linger(ex); // answered before the body arrived: let the client finish sending, then close
+    } else {
+      ex.channel().close();
+    }
+  }
+
+  private ChannelHandlerContext ctxOf(HttpExchange ex) {
+    return ex.channel().pipeline().context(this);
+  }
+
+  /** The exchange is over: resume reading and run any request that arrived meanwhile. */
+  private void next(ChannelHandlerContext ctx) {
+    current = null;
+    handler = null;
+    while (!held.isEmpty() && (current == null || !current.requestComplete())) {
+      process(ctx, held.poll());
+    }
+    if (current == null || !current.requestComplete()) {
+      ctx.channel().config().setAutoRead(true);
+      ctx.read();
+    }
+  }
+
+  private void linger(HttpExchange ex) {
+    abortHandler(new IncompleteBodyException(ex.bodyBytes(), ex.declaredLength()));
+    draining = true;
+    held.forEach(ReferenceCountUtil::release);
+    held.clear();
+    if (ex.channel() instanceof DuplexChannel duplex) {
+      duplex.shutdownOutput();
+    }
+    ex.channel().config().setAutoRead(true);
+    ex.channel().eventLoop().schedule(() -> ex.channel().close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  private void fail(HttpExchange ex, ApiException e) {
+    abortHandler(e);
+    ex.sendError(e);
+  }
+
+  private void abortHandler(Throwable cause) {
+    if (handler != null && !handlerDone) {
+      handlerDone = true;
+      try {
+        handler.onAbort(current, cause);
+      } catch (Throwable t) {
+        log.warn("node={} abort callback failed", nodeId, t);
+      }
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof ChannelInputShutdownEvent) {
+      inputShutdown = true;
+      if (current == null || draining) {
+        ctx.close();
+      } else if (!current.requestComplete()) {
+        // The client stopped sending before the body was complete (e.g. Content-Length longer than the data).
+        current.markRequestComplete();
+        fail(current, new IncompleteBodyException(current.bodyBytes(), current.declaredLength()));
+      }
+    } else if (evt instanceof IdleStateEvent) {
+      if (current != null && !current.requestComplete()) {
+        current.closeAfterResponse();
+        fail(current, new RequestTimeoutException(
+            "no request data for too long after " + current.bodyBytes() + " body bytes; nothing was stored"));
+      } else if (current == null || current.responseStarted()) {
+        ctx.close(); // idle keep-alive connection, or a response nobody is reading
+      }
+    } else {
+      super.userEventTriggered(ctx, evt);
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    if (current != null && !current.requestComplete()) {
+      abortHandler(new ClosedChannelException());
+    }
+    held.forEach(ReferenceCountUtil::release);
+    held.clear();
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("node={} connection {} failed: {}", nodeId, ctx.channel().remoteAddress(), cause.toString());
+    if (current != null && !current.requestComplete()) {
+      abortHandler(cause);
+    }
+    ctx.close().addListener(ChannelFutureListener.CLOSE);
+  }
+}

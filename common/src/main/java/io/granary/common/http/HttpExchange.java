@@ -1,0 +1,313 @@
+package io.granary.common.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.clustermap.ClusterJson;
+import io.granary.common.error.ApiException;
+import io.granary.common.error.ErrorResponse;
+import io.granary.common.error.InternalErrorException;
+import io.granary.common.error.RangeNotSatisfiableException;
+import io.granary.common.error.ServiceUnavailableException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One request and its response. Handlers read the request from it and answer through it.
+ *
+ * <p>Threading: the {@code send*} methods may be called from any thread; they hop onto the connection's event
+ * loop. Only the first answer is sent; later ones are ignored, so an error path racing a success path cannot
+ * corrupt the connection. Accessors may be called from any thread once the request head has arrived.
+ */
+public final class HttpExchange {
+  private static final Logger log = LoggerFactory.getLogger(HttpExchange.class);
+  private static final ObjectMapper JSON = ClusterJson.mapper();
+
+  private final ChannelHandlerContext ctx;
+  private final HttpRequest request;
+  private final HttpDispatcher dispatcher;
+  private final String nodeId;
+  private final RequestPath path;
+  private Map<String, List<String>> query;
+
+  // Event-loop state.
+  private boolean responseStarted;
+  private boolean responseDone;
+  private boolean requestComplete;
+  private boolean continueSent;
+  private boolean forceClose;
+  private boolean responseKeepAlive;
+  private long bodyBytes;
+
+  HttpExchange(ChannelHandlerContext ctx, HttpRequest request, HttpDispatcher dispatcher, String nodeId, RequestPath path) {
+    this.ctx = ctx;
+    this.request = request;
+    this.dispatcher = dispatcher;
+    this.nodeId = nodeId;
+    this.path = path;
+  }
+
+  public HttpRequest request() {
+    return request;
+  }
+
+  public HttpMethod method() {
+    return request.method();
+  }
+
+  /** The request path; {@code null} only when the request line itself was malformed. */
+  public RequestPath path() {
+    return path;
+  }
+
+  public String header(CharSequence name) {
+    return request.headers().get(name);
+  }
+
+  /** The first value of a query parameter, or {@code null}. */
+  public String queryParam(String name) {
+    List<String> v = queryParams().get(name);
+    return v == null || v.isEmpty() ? null : v.get(0);
+  }
+
+  public Map<String, List<String>> queryParams() {
+    if (query == null) {
+      query = path == null || path.rawQuery().isEmpty()
+          ? Map.of()
+          : new QueryStringDecoder(path.rawQuery(), false).parameters();
+    }
+    return query;
+  }
+
+  public Channel channel() {
+    return ctx.channel();
+  }
+
+  public EventLoop eventLoop() {
+    return ctx.channel().eventLoop();
+  }
+
+  public String nodeId() {
+    return nodeId;
+  }
+
+  /** Bytes of body received so far. Event loop only. */
+  public long bodyBytes() {
+    return bodyBytes;
+  }
+
+  /** The declared Content-Length, or -1 when the body is chunked or absent. */
+  public long declaredLength() {
+    return HttpUtil.getContentLength(request, -1L);
+  }
+
+  /** Whether the request declares a body (Content-Length &gt; 0 or chunked). */
+  public boolean hasBody() {
+    return declaredLength() > 0 || HttpUtil.isTransferEncodingChunked(request);
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  /** Sends a complete response (status, headers, small body). */
+  public void respond(FullHttpResponse response) {
+    onLoop(() -> {
+      if (!begin(response)) {
+        response.release();
+        return;
+      }
+      ctx.writeAndFlush(response).addListener(f -> finished(f.isSuccess(), f.cause()));
+    });
+  }
+
+  /** Sends {@code body} as JSON with {@code status}. */
+  public void sendJson(HttpResponseStatus status, Object body) {
+    ByteBuf buf = ctx.alloc().buffer(256);
+    try (ByteBufOutputStream out = new ByteBufOutputStream(buf)) {
+      JSON.writeValue((java.io.OutputStream) out, body);
+    } catch (IOException e) {
+      buf.release();
+      sendError(new InternalErrorException("encoding JSON response failed", e));
+      return;
+    }
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, buf);
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+    HttpUtil.setContentLength(r, buf.readableBytes());
+    respond(r);
+  }
+
+  /** Sends {@code status} with no body; {@code response} may carry headers (Content-Length is kept for HEAD). */
+  public void sendHead(HttpResponseStatus status, io.netty.handler.codec.http.HttpHeaders headers) {
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.EMPTY_BUFFER);
+    if (headers != null) {
+      r.headers().set(headers);
+    }
+    if (!r.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
+      HttpUtil.setContentLength(r, 0);
+    }
+    respond(r);
+  }
+
+  /** Sends 307 Temporary Redirect to {@code location} (never 301: a cached permanent redirect outlives a map change). */
+  public void sendRedirect(String location) {
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.TEMPORARY_REDIRECT,
+        Unpooled.EMPTY_BUFFER);
+    r.headers().set(HttpHeaderNames.LOCATION, location);
+    HttpUtil.setContentLength(r, 0);
+    respond(r);
+  }
+
+  /**
+   * Sends a file region zero-copy (sendfile): {@code head} first (it must carry Content-Length), then
+   * {@code length} bytes of {@code file} from {@code offset}. The file channel is closed when the transfer ends.
+   */
+  public void sendFile(HttpResponse head, FileChannel file, long offset, long length) {
+    onLoop(() -> {
+      if (!begin(head)) {
+        closeQuietly(file);
+        return;
+      }
+      ctx.write(head);
+      if (request.method().equals(HttpMethod.HEAD) || length == 0) {
+        closeQuietly(file);
+      } else {
+        ctx.write(new DefaultFileRegion(file, offset, length));
+      }
+      ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(f -> finished(f.isSuccess(), f.cause()));
+    });
+  }
+
+  /** Answers with the error {@code t} maps to: its own status for an {@link ApiException}, else 500. */
+  public void sendError(Throwable t) {
+    ApiException e;
+    if (t instanceof ApiException api) {
+      e = api;
+    } else {
+      log.error("node={} {} {}: internal error", nodeId, request.method(), request.uri(), t);
+      e = new InternalErrorException("internal error: " + t, t);
+    }
+    FullHttpResponse r = errorResponse(e, nodeId, ctx.alloc());
+    if (request.method().equals(HttpMethod.HEAD)) {
+      r = r.replace(Unpooled.EMPTY_BUFFER); // keep headers, drop body
+    }
+    respond(r);
+  }
+
+  /** Builds the JSON error response for {@code e}. */
+  public static FullHttpResponse errorResponse(ApiException e, String nodeId, io.netty.buffer.ByteBufAllocator alloc) {
+    ByteBuf buf = alloc.buffer(128);
+    try (ByteBufOutputStream out = new ByteBufOutputStream(buf)) {
+      JSON.writeValue((java.io.OutputStream) out, new ErrorResponse(e.code(), e.getMessage(), nodeId));
+    } catch (IOException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, e.status(), buf);
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+    HttpUtil.setContentLength(r, buf.readableBytes());
+    if (e instanceof ServiceUnavailableException su) {
+      r.headers().set(HttpHeaderNames.RETRY_AFTER, su.retryAfterSeconds());
+    }
+    if (e instanceof RangeNotSatisfiableException rn && rn.objectSize() >= 0) {
+      r.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + rn.objectSize());
+    }
+    return r;
+  }
+
+  /** Makes the connection close after this exchange, whatever the client asked. */
+  public void closeAfterResponse() {
+    onLoop(() -> forceClose = true);
+  }
+
+  /** Runs {@code task} on this connection's event loop (now, when already on it). */
+  public void onLoop(Runnable task) {
+    if (ctx.executor().inEventLoop()) {
+      task.run();
+    } else {
+      ctx.executor().execute(task);
+    }
+  }
+
+  // ---------------------------------------------------------------- dispatcher bookkeeping
+
+  /** Marks the response started and sets its connection headers; false if an answer was already sent. */
+  private boolean begin(HttpResponse response) {
+    if (responseStarted || !ctx.channel().isActive()) {
+      return false;
+    }
+    responseStarted = true;
+    // A response sent before the body arrived ends the connection: after an unanswered Expect the client
+    // sends no body, otherwise the rest of the body is drained and dropped (see HttpDispatcher).
+    responseKeepAlive = HttpUtil.isKeepAlive(request) && !forceClose && requestComplete;
+    HttpUtil.setKeepAlive(response, responseKeepAlive);
+    return true;
+  }
+
+  private void finished(boolean success, Throwable cause) {
+    responseDone = true;
+    if (!success && cause != null) {
+      log.debug("node={} {} {}: response write failed: {}", nodeId, request.method(), request.uri(), cause.toString());
+    }
+    dispatcher.responseDone(this, success);
+  }
+
+  boolean responseStarted() {
+    return responseStarted;
+  }
+
+  boolean responseDone() {
+    return responseDone;
+  }
+
+  boolean requestComplete() {
+    return requestComplete;
+  }
+
+  void markRequestComplete() {
+    requestComplete = true;
+  }
+
+  boolean continueSent() {
+    return continueSent;
+  }
+
+  void markContinueSent() {
+    continueSent = true;
+  }
+
+  void addBodyBytes(long n) {
+    bodyBytes += n;
+  }
+
+  /** Whether the answer let the connection stay open. */
+  boolean responseKeepAlive() {
+    return responseKeepAlive;
+  }
+
+  private static void closeQuietly(FileChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException ignored) {
+      // nothing to do: the descriptor is gone either way
+    }
+  }
+}

@@ -1,0 +1,127 @@
+package io.granary.common.membership;
+
+import io.granary.clustermap.NodeState;
+import io.granary.common.api.ApiPaths;
+import io.granary.common.control.ControlClient;
+import io.granary.common.error.ConflictException;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a non-primary node registered with the primary: registers at start (retrying with backoff until the
+ * primary answers), then checks periodically that the map it holds still lists it at its URL, and registers again
+ * if not (for example after the primary lost its state). A node that finds itself in another cluster stops: that
+ * is an operator error no retry can fix.
+ */
+public final class ClusterJoiner implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ClusterJoiner.class);
+  private static final long MAX_BACKOFF_MS = 5000;
+
+  private final ClusterMetadataHolder holder;
+  private final ControlClient client;
+  private final String primaryUrl;
+  private final NodeRegistration self;
+  private final ScheduledExecutorService scheduler;
+  private final Duration checkInterval;
+  private final Consumer<String> onFatal;
+  private volatile ScheduledFuture<?> next;
+  private volatile boolean closed;
+  private long backoffMs = 250;
+  private int failures;
+
+  /**
+   * @param onFatal called with a reason when the node must stop (it belongs to another cluster)
+   */
+  public ClusterJoiner(ClusterMetadataHolder holder, ControlClient client, String primaryUrl, NodeRegistration self,
+      ScheduledExecutorService scheduler, Duration checkInterval, Consumer<String> onFatal) {
+    this.holder = holder;
+    this.client = client;
+    this.primaryUrl = primaryUrl.endsWith("/") ? primaryUrl.substring(0, primaryUrl.length() - 1) : primaryUrl;
+    this.self = self;
+    this.scheduler = scheduler;
+    this.checkInterval = checkInterval;
+    this.onFatal = onFatal;
+  }
+
+  public void start() {
+    schedule(this::register, 0);
+  }
+
+  private void schedule(Runnable r, long delayMs) {
+    if (!closed) {
+      next = scheduler.schedule(r, delayMs, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void register() {
+    client.send("POST", primaryUrl + ApiPaths.CLUSTER_JOIN, self, ClusterMetadata.class).whenComplete((md, err) -> {
+      try {
+        if (err == null) {
+          holder.apply(md);
+          log.info("node={} registered with cluster {} via primary {} (map v{})", self.id(), md.map().uuid(),
+              md.map().primary(), md.map().version());
+          failures = 0;
+          backoffMs = 250;
+          schedule(this::check, checkInterval.toMillis());
+          return;
+        }
+        Throwable cause = ControlClient.cause(err);
+        if (cause instanceof ControlClient.RemoteCallException rce
+            && ConflictException.CLUSTER_MISMATCH.equals(rce.error().code())) {
+          fatal(rce.error().message());
+          return;
+        }
+        retry(cause);
+      } catch (ConflictException e) {
+        fatal(e.getMessage());
+      } catch (RuntimeException e) {
+        retry(e);
+      }
+    });
+  }
+
+  private void retry(Throwable cause) {
+    if (failures++ % 20 == 0) {
+      log.warn("node={} cannot register with primary {} yet ({} attempts): {}", self.id(), primaryUrl, failures,
+          cause.toString());
+    }
+    schedule(this::register, backoffMs);
+    backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+  }
+
+  private void check() {
+    boolean listed = holder.snapshot().flatMap(s -> s.map().node(self.id()))
+        .filter(n -> n.url().equals(stripSlash(self.url())) && n.state() != NodeState.DECOMMISSIONED)
+        .isPresent();
+    if (listed) {
+      schedule(this::check, checkInterval.toMillis());
+    } else {
+      log.info("node={} is not in cluster map as {}; registering again", self.id(), self.url());
+      register();
+    }
+  }
+
+  private static String stripSlash(String u) {
+    return u.endsWith("/") ? u.substring(0, u.length() - 1) : u;
+  }
+
+  private void fatal(String reason) {
+    log.error("node={} must stop: {}", self.id(), reason);
+    closed = true;
+    onFatal.accept(reason);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    ScheduledFuture<?> f = next;
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+}

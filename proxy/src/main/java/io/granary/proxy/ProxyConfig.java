@@ -1,0 +1,27 @@
+package io.granary.proxy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to run one proxy.
+ *
+ * @param id node id; null to use the persisted one or generate one
+ * @param host address to bind
+ * @param port port to bind (0 for any)
+ * @param publicUrl URL clients and peers use to reach this proxy; null for http://host:port
+ * @param dataDir where the proxy keeps its id and cluster metadata
+ * @param primaryUrl URL of the primary to join; null makes this proxy the primary
+ * @param ioThreads event loops serving HTTP
+ * @param healthInterval how often the primary checks each node
+ * @param offlineAfter how long a node may be silent before the primary marks it offline
+ * @param idleTimeout close connections with no traffic for this long
+ */
+public record ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
+    int ioThreads, Duration healthInterval, Duration offlineAfter, Duration idleTimeout) {
+  public ProxyConfig {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(dataDir, "dataDir");
+  }
+}

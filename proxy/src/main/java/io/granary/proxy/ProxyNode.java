@@ -1,0 +1,147 @@
+package io.granary.proxy;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeRole;
+import io.granary.clustermap.NodeState;
+import io.granary.common.control.ControlClient;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.HttpServer;
+import io.granary.common.http.Transport;
+import io.granary.common.membership.ClusterJoiner;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.membership.MetadataFiles;
+import io.granary.common.membership.NodeRegistration;
+import io.granary.proxy.http.ProxyRouter;
+import io.granary.proxy.membership.ClusterAuthority;
+import io.granary.proxy.membership.HealthMonitor;
+import io.granary.proxy.membership.MetadataPusher;
+import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running proxy. Without a primary URL it is the primary: it creates or resumes the cluster, accepts joins,
+ * pushes metadata and health-checks nodes. With one, it joins that primary and forwards metadata changes to it.
+ */
+public final class ProxyNode implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ProxyNode.class);
+
+  private final String id;
+  private final String url;
+  private final HttpServer server;
+  private final EventLoopGroup workers;
+  private final ScheduledExecutorService scheduler;
+  private final BoundedExecutor control;
+  private final AutoCloseable membership;
+
+  private ProxyNode(String id, String url, HttpServer server, EventLoopGroup workers,
+      ScheduledExecutorService scheduler, BoundedExecutor control, AutoCloseable membership) {
+    this.id = id;
+    this.url = url;
+    this.server = server;
+    this.workers = workers;
+    this.scheduler = scheduler;
+    this.control = control;
+    this.membership = membership;
+  }
+
+  public static ProxyNode start(ProxyConfig cfg, Consumer<String> onFatal) throws Exception {
+    Files.createDirectories(cfg.dataDir());
+    String id = resolveId(cfg.dataDir(), cfg.id());
+    ClusterMetadataHolder holder = new ClusterMetadataHolder(id, new MetadataFiles(List.of(cfg.dataDir())));
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "membership-" + id);
+      t.setDaemon(true);
+      return t;
+    });
+    BoundedExecutor control = new BoundedExecutor("control-" + id, 4, 1024);
+    ControlClient client = new ControlClient(Duration.ofSeconds(10), null);
+    boolean primary = cfg.primaryUrl() == null;
+    ClusterAuthority authority = null;
+    MetadataPusher pusher = null;
+    if (primary) {
+      pusher = new MetadataPusher(id, client, scheduler);
+      authority = new ClusterAuthority(holder, pusher, Clock.systemUTC());
+    }
+    Transport transport = Transport.best();
+    EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
+    ProxyRouter router = new ProxyRouter(holder, authority, pusher, cfg.primaryUrl(), client, control);
+    HttpServer server;
+    try {
+      server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
+          (int) cfg.idleTimeout().toSeconds());
+    } catch (Exception e) {
+      workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      control.close();
+      scheduler.shutdownNow();
+      throw e;
+    }
+    String url = cfg.publicUrl() != null ? cfg.publicUrl() : "http://" + cfg.host() + ":" + server.port();
+    AutoCloseable membership;
+    if (primary) {
+      authority.bootstrap(new Node(id, NodeRole.PROXY, url, NodeState.ACTIVE, 1));
+      ControlClient healthClient = new ControlClient(
+          cfg.offlineAfter().dividedBy(2).compareTo(Duration.ofSeconds(3)) < 0
+              ? cfg.offlineAfter().dividedBy(2) : Duration.ofSeconds(3), null);
+      HealthMonitor monitor = new HealthMonitor(holder, authority, healthClient, scheduler, control::execute,
+          cfg.healthInterval(), cfg.offlineAfter(), Clock.systemUTC());
+      monitor.start();
+      membership = monitor;
+    } else {
+      ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
+          new NodeRegistration(id, NodeRole.PROXY, url, 0), scheduler, Duration.ofSeconds(10), onFatal);
+      joiner.start();
+      membership = joiner;
+    }
+    log.info("node={} {} proxy serving {} (transport {})", id, primary ? "primary" : "non-primary", url, transport);
+    return new ProxyNode(id, url, server, workers, scheduler, control, membership);
+  }
+
+  /** The id persisted in the data directory, else {@code requested}, else a new random one. */
+  private static String resolveId(Path dataDir, String requested) throws IOException {
+    Path f = dataDir.resolve("node-id");
+    if (Files.exists(f)) {
+      String id = Files.readString(f, StandardCharsets.UTF_8).trim();
+      if (requested != null && !requested.equals(id)) {
+        throw new IOException("data directory " + dataDir + " belongs to proxy '" + id + "', not '" + requested + "'");
+      }
+      return id;
+    }
+    String id = requested != null ? Node.requireValidId(requested) : Node.randomId("p");
+    MetadataFiles.writeAtomically(f, (id + "\n").getBytes(StandardCharsets.UTF_8));
+    return id;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public String url() {
+    return url;
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  @Override
+  public void close() throws Exception {
+    membership.close();
+    scheduler.shutdownNow();
+    server.close();
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    control.close();
+    log.info("node={} proxy stopped", id);
+  }
+}

@@ -1,0 +1,46 @@
+package io.granary.proxy.http;
+
+import io.granary.common.control.ControlClient;
+import io.granary.common.error.ServiceUnavailableException;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.JsonRequestHandler;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+
+/**
+ * On a non-primary proxy, relays a metadata change (bucket create or delete, join, node state) to the primary
+ * and returns its answer unchanged: only the primary writes cluster metadata.
+ */
+final class PrimaryForwardHandler extends JsonRequestHandler {
+  private final ControlClient client;
+  private final String primaryUrl;
+
+  PrimaryForwardHandler(ControlClient client, String primaryUrl) {
+    this.client = client;
+    this.primaryUrl = primaryUrl;
+  }
+
+  @Override
+  protected void handle(HttpExchange ex, com.fasterxml.jackson.databind.JsonNode body) throws Exception {
+    byte[] bytes = body == null ? null : io.granary.clustermap.ClusterJson.mapper().writeValueAsBytes(body);
+    client.forward(ex.method().name(), primaryUrl + ex.request().uri(), bytes, "application/json")
+        .whenComplete((resp, err) -> {
+          if (err != null) {
+            ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.PRIMARY_UNREACHABLE,
+                "the primary proxy at " + primaryUrl + " did not answer: " + ControlClient.cause(err), 5));
+            return;
+          }
+          FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+              HttpResponseStatus.valueOf(resp.statusCode()), Unpooled.wrappedBuffer(resp.body()));
+          resp.headers().firstValue("content-type").ifPresent(v -> r.headers().set(HttpHeaderNames.CONTENT_TYPE, v));
+          resp.headers().firstValue("retry-after").ifPresent(v -> r.headers().set(HttpHeaderNames.RETRY_AFTER, v));
+          HttpUtil.setContentLength(r, resp.body().length);
+          ex.respond(r);
+        });
+  }
+}

@@ -1,0 +1,2 @@
+/** Object listings merged across targets: sorted, paginated, each name once. */
+package io.granary.proxy.listing;

@@ -1,0 +1,157 @@
+package io.granary.proxy.membership;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeState;
+import io.granary.common.api.ApiPaths;
+import io.granary.common.control.ControlClient;
+import io.granary.common.membership.ClusterMetadata;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pushes cluster metadata from the primary to every other node (metasync). Per node there is at most one push in
+ * flight and it always carries the newest metadata, so versions arrive in order; a failed push is retried with
+ * backoff for as long as the node is in the map and not decommissioned. {@link #awaitAcked} lets a change wait
+ * until every active node has it (bucket create returns only once targets know the bucket).
+ */
+public final class MetadataPusher {
+  private static final Logger log = LoggerFactory.getLogger(MetadataPusher.class);
+  private static final long MAX_BACKOFF_MS = 5000;
+
+  private final String selfId;
+  private final ControlClient client;
+  private final ScheduledExecutorService scheduler;
+  private final Map<String, NodeSync> nodes = new ConcurrentHashMap<>();
+  private volatile ClusterMetadata latest;
+
+  public MetadataPusher(String selfId, ControlClient client, ScheduledExecutorService scheduler) {
+    this.selfId = selfId;
+    this.client = client;
+    this.scheduler = scheduler;
+  }
+
+  /** Per-node delivery state; guarded by its own monitor. */
+  private final class NodeSync {
+    final String id;
+    String url;
+    ClusterMetadata acked;     // newest metadata this node confirmed
+    boolean inFlight;          // a push is on the wire or waiting for its retry
+    long backoffMs = 250;
+    int failures;
+
+    NodeSync(String id) {
+      this.id = id;
+    }
+  }
+
+  /** Delivers {@code md} (and anything newer later) to every node in its map except this one. */
+  public void push(ClusterMetadata md) {
+    latest = md;
+    for (Node n : md.map().proxies().values()) {
+      consider(n);
+    }
+    for (Node n : md.map().targets().values()) {
+      consider(n);
+    }
+    nodes.keySet().removeIf(id -> md.map().node(id).isEmpty());
+  }
+
+  private void consider(Node n) {
+    if (n.id().equals(selfId) || n.state() == NodeState.DECOMMISSIONED) {
+      nodes.remove(n.id());
+      return;
+    }
+    NodeSync s = nodes.computeIfAbsent(n.id(), NodeSync::new);
+    synchronized (s) {
+      s.url = n.url();
+      if (!s.inFlight) {
+        s.inFlight = true;
+        send(s);
+      }
+    }
+  }
+
+  private void send(NodeSync s) {
+    ClusterMetadata md = latest;
+    String url;
+    synchronized (s) {
+      url = s.url;
+    }
+    client.send("PUT", url + ApiPaths.METASYNC, md, Void.class).whenComplete((ok, err) -> {
+      boolean again;
+      synchronized (s) {
+        if (err == null) {
+          s.acked = md;
+          s.failures = 0;
+          s.backoffMs = 250;
+          again = latest != md && nodes.get(s.id) == s;
+          s.inFlight = again;
+        } else {
+          again = nodes.get(s.id) == s;
+          s.inFlight = again;
+          if (s.failures++ % 10 == 0) {
+            log.warn("node={} metasync of map v{} to {} failed ({} attempts): {}", selfId, md.map().version(), s.id,
+                s.failures, ControlClient.cause(err).toString());
+          }
+        }
+      }
+      synchronized (this) {
+        notifyAll();
+      }
+      if (again) {
+        if (err == null) {
+          send(s);
+        } else {
+          long delay;
+          synchronized (s) {
+            delay = s.backoffMs;
+            s.backoffMs = Math.min(MAX_BACKOFF_MS, s.backoffMs * 2);
+          }
+          scheduler.schedule(() -> send(s), delay, TimeUnit.MILLISECONDS);
+        }
+      }
+    });
+  }
+
+  /**
+   * Waits until every active node of {@code md}'s map (other than this one) has acknowledged metadata at least
+   * as new as {@code md}.
+   *
+   * @return true if all did within {@code timeout}
+   */
+  public boolean awaitAcked(ClusterMetadata md, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (this) {
+      while (!allAcked(md)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return true;
+    }
+  }
+
+  private boolean allAcked(ClusterMetadata md) {
+    for (NodeSync s : nodes.values()) {
+      Node n = md.map().node(s.id).orElse(null);
+      if (n == null || n.state() != NodeState.ACTIVE) {
+        continue;
+      }
+      ClusterMetadata a;
+      synchronized (s) {
+        a = s.acked;
+      }
+      if (a == null || a.map().version() < md.map().version() || a.buckets().version() < md.buckets().version()) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

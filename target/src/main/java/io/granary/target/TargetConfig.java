@@ -1,0 +1,39 @@
+package io.granary.target;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How to run one target.
+ *
+ * @param id node id; null to use the one persisted in the mountpaths or generate one
+ * @param host address to bind
+ * @param port port to bind (0 for any)
+ * @param publicUrl URL clients and peers use to reach this target; null for http://host:port
+ * @param mountpaths local directories (one per disk) holding objects and metadata
+ * @param primaryUrl URL of the primary proxy to register with
+ * @param weight placement weight (relative capacity), 1 by default
+ * @param reserveBytes free space each mountpath keeps; PUTs that would eat into it get 507
+ * @param ioThreads event loops serving HTTP
+ * @param diskThreads threads for blocking disk work (fsync, RocksDB writes, scans)
+ * @param idleTimeout close connections with no traffic for this long
+ * @param rejoinCheck how often to check this target is still in the cluster map
+ */
+public record TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths,
+    String primaryUrl, double weight, long reserveBytes, int ioThreads, int diskThreads, Duration idleTimeout,
+    Duration rejoinCheck) {
+
+  public TargetConfig {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(primaryUrl, "primaryUrl");
+    mountpaths = List.copyOf(mountpaths);
+    if (mountpaths.isEmpty()) {
+      throw new IllegalArgumentException("a target needs at least one mountpath");
+    }
+    if (mountpaths.stream().map(p -> p.toAbsolutePath().normalize()).distinct().count() != mountpaths.size()) {
+      throw new IllegalArgumentException("mountpaths must be distinct: " + mountpaths);
+    }
+  }
+}

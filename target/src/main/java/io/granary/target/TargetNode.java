@@ -1,0 +1,152 @@
+package io.granary.target;
+
+import io.granary.clustermap.NodeRole;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.control.ControlClient;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.HttpServer;
+import io.granary.common.http.Transport;
+import io.granary.common.membership.ClusterJoiner;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.membership.MetadataFiles;
+import io.granary.common.membership.NodeRegistration;
+import io.granary.target.http.TargetRouter;
+import io.granary.target.membership.NodeIdFile;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.ObjectStore;
+import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A running target: storage, HTTP API and cluster membership, started and stopped together. */
+public final class TargetNode implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TargetNode.class);
+
+  private final String id;
+  private final String url;
+  private final ObjectStore store;
+  private final BoundedExecutor disk;
+  private final EventLoopGroup workers;
+  private final HttpServer server;
+  private final ScheduledExecutorService scheduler;
+  private final ClusterJoiner joiner;
+
+  private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
+      HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner) {
+    this.id = id;
+    this.url = url;
+    this.store = store;
+    this.disk = disk;
+    this.workers = workers;
+    this.server = server;
+    this.scheduler = scheduler;
+    this.joiner = joiner;
+  }
+
+  /**
+   * Opens storage, serves HTTP and starts registering with the primary.
+   *
+   * @param onFatal called when the target must stop (it belongs to another cluster)
+   */
+  public static TargetNode start(TargetConfig cfg, Consumer<String> onFatal) throws Exception {
+    List<Mountpath> mps = new ArrayList<>();
+    try {
+      for (Path p : cfg.mountpaths()) {
+        mps.add(Mountpath.open(p));
+      }
+    } catch (IOException e) {
+      for (Mountpath mp : mps) {
+        mp.close();
+      }
+      throw e;
+    }
+    String id = NodeIdFile.resolve(mps, cfg.id());
+    ObjectStore store = ObjectStore.open(id, mps, cfg.reserveBytes());
+    ClusterMetadataHolder holder = new ClusterMetadataHolder(id,
+        new MetadataFiles(mps.stream().map(Mountpath::systemDir).toList()));
+    BoundedExecutor disk = new BoundedExecutor("disk-" + id, cfg.diskThreads(), 4096);
+    holder.onChange((old, now) -> destroyRemovedBuckets(id, old, now, store, disk));
+
+    Transport transport = Transport.best();
+    EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
+    TargetRouter router = new TargetRouter(holder, store, disk);
+    HttpServer server;
+    try {
+      server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
+          (int) cfg.idleTimeout().toSeconds());
+    } catch (Exception e) {
+      workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      disk.close();
+      store.close();
+      throw e;
+    }
+    String url = cfg.publicUrl() != null ? cfg.publicUrl() : "http://" + cfg.host() + ":" + server.port();
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "membership-" + id);
+      t.setDaemon(true);
+      return t;
+    });
+    ControlClient client = new ControlClient(Duration.ofSeconds(10), null);
+    ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
+        new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
+    joiner.start();
+    log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
+        cfg.host() + ":" + server.port(), cfg.mountpaths(), transport);
+    return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner);
+  }
+
+  /** Bucket incarnations that left the bucket metadata lose their local data. */
+  private static void destroyRemovedBuckets(String id, ClusterMetadataHolder.Snapshot old, ClusterMetadataHolder.Snapshot now,
+      ObjectStore store, BoundedExecutor disk) {
+    if (old == null) {
+      return;
+    }
+    Map<String, BucketProps> current = now.buckets().buckets();
+    for (BucketProps b : old.buckets().buckets().values()) {
+      BucketProps still = current.get(b.bucket().key());
+      if (still == null || !still.id().equals(b.id())) {
+        disk.execute(() -> {
+          try {
+            store.destroyBucket(b);
+          } catch (IOException e) {
+            log.error("node={} bucket={} destroying local data failed", id, b.bucket(), e);
+          }
+        });
+      }
+    }
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public String url() {
+    return url;
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  /** Stops serving, finishes in-flight disk work and closes storage cleanly. */
+  @Override
+  public void close() throws IOException {
+    joiner.close();
+    scheduler.shutdownNow();
+    server.close();
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    disk.close();
+    store.close();
+    log.info("node={} target stopped", id);
+  }
+}

@@ -1,0 +1,29 @@
+package io.granary.target.checksum;
+
+import io.granary.clustermap.bucket.ChecksumType;
+import java.nio.ByteBuffer;
+
+/**
+ * A checksum computed incrementally over an object's bytes as they stream past. Not thread-safe; one per
+ * operation.
+ */
+public interface ContentHasher {
+
+  ChecksumType type();
+
+  /** Consumes the remaining bytes of {@code buf} without changing its position (heap or direct). */
+  void update(ByteBuffer buf);
+
+  /** The checksum of everything consumed so far, as lowercase hex. Call once, at the end. */
+  String hex();
+
+  /** A new hasher for {@code type}. */
+  static ContentHasher of(ChecksumType type) {
+    return switch (type) {
+      case XXHASH64 -> new Xxh64Hasher(0);
+      case MD5 -> new DigestHasher(ChecksumType.MD5, "MD5");
+      case SHA256 -> new DigestHasher(ChecksumType.SHA256, "SHA-256");
+      case CRC32C -> new Crc32cHasher();
+    };
+  }
+}

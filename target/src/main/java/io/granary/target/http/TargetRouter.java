@@ -1,0 +1,72 @@
+package io.granary.target.http;
+
+import io.granary.common.api.ApiPaths;
+import io.granary.common.error.MethodNotAllowedException;
+import io.granary.common.error.RouteNotFoundException;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.RequestHandler;
+import io.granary.common.http.Router;
+import io.granary.common.membership.ClusterMapHandler;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.membership.HealthHandler;
+import io.granary.common.membership.MetasyncHandler;
+import io.granary.target.storage.ObjectStore;
+import io.netty.handler.codec.http.HttpMethod;
+
+/**
+ * The target's endpoints:
+ *
+ * <pre>
+ * GET|HEAD|PUT|DELETE /v1/objects/BUCKET/OBJECT   object data (clients arrive here by the proxy's 307)
+ * GET  /v1/buckets/BUCKET                          this target's part of a listing
+ * PUT  /v1/metasync                                cluster metadata pushed by the primary
+ * GET  /v1/cluster/map                             the cluster map this target holds
+ * GET  /v1/health                                  liveness
+ * </pre>
+ */
+public final class TargetRouter implements Router {
+  private final ClusterMetadataHolder cluster;
+  private final ObjectStore store;
+  private final BoundedExecutor disk;
+
+  public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk) {
+    this.cluster = cluster;
+    this.store = store;
+    this.disk = disk;
+  }
+
+  @Override
+  public RequestHandler route(HttpExchange ex) {
+    String path = ex.path().raw();
+    HttpMethod m = ex.method();
+    if (path.startsWith(ApiPaths.OBJECTS)) {
+      if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
+        return new ObjectGetHandler(cluster, store);
+      } else if (m.equals(HttpMethod.PUT)) {
+        return new ObjectPutHandler(cluster, store, disk);
+      } else if (m.equals(HttpMethod.DELETE)) {
+        return new ObjectDeleteHandler(cluster, store, disk);
+      }
+    } else if (path.startsWith(ApiPaths.BUCKETS_SLASH) && path.length() > ApiPaths.BUCKETS_SLASH.length()) {
+      if (m.equals(HttpMethod.GET)) {
+        return new LocalListHandler(cluster, store, disk);
+      }
+    } else if (path.equals(ApiPaths.HEALTH)) {
+      if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
+        return new HealthHandler(cluster, "target");
+      }
+    } else if (path.equals(ApiPaths.CLUSTER_MAP)) {
+      if (m.equals(HttpMethod.GET)) {
+        return new ClusterMapHandler(cluster);
+      }
+    } else if (path.equals(ApiPaths.METASYNC)) {
+      if (m.equals(HttpMethod.PUT)) {
+        return new MetasyncHandler(cluster, disk);
+      }
+    } else {
+      throw new RouteNotFoundException(path);
+    }
+    throw new MethodNotAllowedException(m, path);
+  }
+}

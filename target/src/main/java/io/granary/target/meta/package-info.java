@@ -1,0 +1,2 @@
+/** Object metadata kept in RocksDB, one database per mountpath, with crash-safe commit intents. */
+package io.granary.target.meta;

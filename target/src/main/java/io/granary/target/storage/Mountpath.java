@@ -1,0 +1,114 @@
+package io.granary.target.storage;
+
+import io.granary.target.meta.MetaStore;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * One local filesystem (disk) of a target, and its layout:
+ *
+ * <pre>
+ * MOUNTPATH/
+ *   .granary/lock          held while a target uses the mountpath (one process per mountpath)
+ *   .granary/node-id       the id of the target that owns it
+ *   .granary/meta/         RocksDB: object metadata and commit intents
+ *   objects/PROVIDER/BUCKET/BUCKET_ID/XX/SHA256(name)   object content
+ *   work/                  work files being written; removed at start
+ *   trash/                 destroyed buckets waiting to be deleted
+ * </pre>
+ *
+ * Object files are named by a hash of the object name, not the name itself: names may be longer than a file name,
+ * may contain "a" and "a/b" both, and must never be able to address a path outside the bucket.
+ */
+public final class Mountpath implements AutoCloseable {
+  private final Path root;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+  private final MetaStore meta;
+
+  private Mountpath(Path root, FileChannel lockChannel, FileLock lock, MetaStore meta) {
+    this.root = root;
+    this.lockChannel = lockChannel;
+    this.lock = lock;
+    this.meta = meta;
+  }
+
+  /** Locks the mountpath for this process and opens its metadata store. */
+  public static Mountpath open(Path root) throws IOException {
+    Path abs = root.toAbsolutePath().normalize();
+    Path sys = abs.resolve(".granary");
+    Files.createDirectories(sys);
+    Files.createDirectories(abs.resolve("objects"));
+    Files.createDirectories(abs.resolve("work"));
+    Files.createDirectories(abs.resolve("trash"));
+    FileChannel ch = FileChannel.open(sys.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = ch.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      ch.close();
+      throw new IOException("mountpath " + abs + " is in use by another target process");
+    }
+    try {
+      return new Mountpath(abs, ch, lock, MetaStore.open(sys.resolve("meta")));
+    } catch (IOException e) {
+      lock.release();
+      ch.close();
+      throw e;
+    }
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  /** The path string HRW hashes to place objects on this mountpath. */
+  public String id() {
+    return root.toString();
+  }
+
+  public MetaStore meta() {
+    return meta;
+  }
+
+  public Path systemDir() {
+    return root.resolve(".granary");
+  }
+
+  public Path objectsDir() {
+    return root.resolve("objects");
+  }
+
+  public Path workDir() {
+    return root.resolve("work");
+  }
+
+  public Path trashDir() {
+    return root.resolve("trash");
+  }
+
+  /** Bytes available to this process on the mountpath's filesystem. */
+  public long usableSpace() throws IOException {
+    return Files.getFileStore(root).getUsableSpace();
+  }
+
+  @Override
+  public void close() throws IOException {
+    meta.close();
+    lock.release();
+    lockChannel.close();
+  }
+
+  @Override
+  public String toString() {
+    return root.toString();
+  }
+}

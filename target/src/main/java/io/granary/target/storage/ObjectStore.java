@@ -1,0 +1,297 @@
+package io.granary.target.storage;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.NameOrder;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.clustermap.hrw.Rendezvous;
+import io.granary.common.error.InsufficientStorageException;
+import io.granary.common.error.InternalErrorException;
+import io.granary.common.listing.Checksum;
+import io.granary.common.listing.ObjectEntry;
+import io.granary.target.meta.CommitIntent;
+import io.granary.target.meta.ObjectMeta;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The objects of one target across its mountpaths: where each lives (HRW over mountpaths with the object's
+ * placement digest), how it is written, read, deleted and listed.
+ *
+ * <p>Commit protocol, crash-safe at every step: (1) the body is in a fsynced work file; (2) a commit intent is
+ * written to RocksDB with sync; (3) under the object's write lock the work file is renamed over the object file
+ * and the metadata published, dropping the intent. A crash after (2) is finished at the next start by
+ * {@link #recover}; before (2) the work file is simply removed. Readers take the read lock to pair metadata with
+ * the file it describes.
+ */
+public final class ObjectStore implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ObjectStore.class);
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  });
+
+  private final String nodeId;
+  private final List<Mountpath> mountpaths;
+  private final Rendezvous<Mountpath> hrw;
+  private final NameLocks locks = new NameLocks();
+  private final long reserveBytes;
+  private final AtomicLong workSeq = new AtomicLong();
+  private final String pidHex = Long.toHexString(ProcessHandle.current().pid());
+
+  private ObjectStore(String nodeId, List<Mountpath> mountpaths, long reserveBytes) {
+    this.nodeId = nodeId;
+    this.mountpaths = List.copyOf(mountpaths);
+    this.hrw = Rendezvous.unweighted(this.mountpaths, Mountpath::id);
+    this.reserveBytes = reserveBytes;
+  }
+
+  /**
+   * Opens the mountpaths, finishes commits a crash interrupted, and removes leftover work files.
+   *
+   * @param reserveBytes free space each mountpath keeps; a PUT that would eat into it gets 507
+   */
+  public static ObjectStore open(String nodeId, List<Mountpath> mountpaths, long reserveBytes) throws IOException {
+    ObjectStore store = new ObjectStore(nodeId, mountpaths, reserveBytes);
+    for (Mountpath mp : mountpaths) {
+      store.recover(mp);
+    }
+    return store;
+  }
+
+  public List<Mountpath> mountpaths() {
+    return mountpaths;
+  }
+
+  String nodeId() {
+    return nodeId;
+  }
+
+  Logger log() {
+    return log;
+  }
+
+  /** Where {@code name} of {@code bucket} lives on this target. */
+  public ObjectLocation locate(BucketProps bucket, String name) {
+    long digest = PlacementKey.digest(bucket.bucket(), name);
+    Mountpath mp = hrw.pick(digest);
+    byte[] h = SHA256.get().digest(name.getBytes(StandardCharsets.UTF_8));
+    String hex = HexFormat.of().formatHex(h);
+    Path file = bucketDir(mp, bucket).resolve(hex.substring(0, 2)).resolve(hex);
+    return new ObjectLocation(bucket, name, digest, mp, bucketPrefix(bucket) + name, file);
+  }
+
+  private static Path bucketDir(Mountpath mp, BucketProps b) {
+    return mp.objectsDir().resolve(b.bucket().provider().wireName()).resolve(b.bucket().name()).resolve(b.id());
+  }
+
+  /** The metadata-key prefix of a bucket incarnation; a re-created bucket has a new id and sees nothing old. */
+  static String bucketPrefix(BucketProps b) {
+    return b.bucket().key() + "/" + b.id() + "/";
+  }
+
+  /** The object's metadata, or null when absent. Cheap enough for the event loop. */
+  public ObjectMeta stat(BucketProps bucket, String name) throws IOException {
+    ObjectLocation loc = locate(bucket, name);
+    return loc.mountpath().meta().get(loc.key());
+  }
+
+  /** Opens the object for reading, or returns null when absent. */
+  public StoredObject open(BucketProps bucket, String name) throws IOException {
+    ObjectLocation loc = locate(bucket, name);
+    Lock read = locks.forDigest(loc.digest()).readLock();
+    read.lock();
+    try {
+      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
+      if (meta == null) {
+        return null;
+      }
+      try {
+        return new StoredObject(meta, FileChannel.open(loc.file(), StandardOpenOption.READ));
+      } catch (NoSuchFileException e) {
+        log.error("node={} bucket={} object={}: metadata present but file {} is missing", nodeId,
+            bucket.bucket(), name, loc.file());
+        throw new InternalErrorException("object '" + name + "' has metadata but no content on " + nodeId, e);
+      }
+    } finally {
+      read.unlock();
+    }
+  }
+
+  /**
+   * Starts a PUT: checks space and opens a work file on the object's mountpath. Runs on the event loop (an
+   * open(2) of a new file in a local directory).
+   */
+  public PutOperation beginPut(BucketProps bucket, String name, long declaredLength, List<ExpectedChecksum> expected)
+      throws IOException {
+    ObjectLocation loc = locate(bucket, name);
+    Mountpath mp = loc.mountpath();
+    long usable = mp.usableSpace();
+    if (usable - Math.max(declaredLength, 0) < reserveBytes) {
+      throw new InsufficientStorageException("mountpath " + mp + " of " + nodeId + " has " + usable
+          + " bytes free; storing " + Math.max(declaredLength, 0) + " more would leave less than the "
+          + reserveBytes + "-byte reserve");
+    }
+    Path work = mp.workDir().resolve(loc.file().getFileName().toString().substring(0, 16) + "."
+        + Long.toHexString(workSeq.incrementAndGet()) + "." + pidHex);
+    FileChannel ch = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    return new PutOperation(this, loc, work, ch, expected, declaredLength);
+  }
+
+  /** Steps (2) and (3) of the commit protocol. Disk executor only. */
+  void commit(CommitIntent intent, ObjectLocation loc) throws IOException {
+    Mountpath mp = loc.mountpath();
+    mp.meta().putIntent(intent);
+    Path work = mp.root().resolve(intent.workFile());
+    try {
+      Files.createDirectories(loc.file().getParent());
+      Lock write = locks.forDigest(loc.digest()).writeLock();
+      write.lock();
+      try {
+        move(work, loc.file());
+        mp.meta().completeIntent(intent);
+      } finally {
+        write.unlock();
+      }
+    } catch (IOException | RuntimeException e) {
+      if (Files.exists(work)) { // rename did not happen: the intent must not complete it later
+        mp.meta().dropIntent(intent.workFile());
+      }
+      throw e;
+    }
+  }
+
+  /** Deletes the object; false when it did not exist. Disk executor only. */
+  public boolean delete(BucketProps bucket, String name) throws IOException {
+    ObjectLocation loc = locate(bucket, name);
+    Lock write = locks.forDigest(loc.digest()).writeLock();
+    write.lock();
+    try {
+      if (loc.mountpath().meta().get(loc.key()) == null) {
+        return false;
+      }
+      loc.mountpath().meta().delete(loc.key()); // metadata first: a crash now leaves an unreferenced file, not a dangling record
+      Files.deleteIfExists(loc.file());
+      return true;
+    } finally {
+      write.unlock();
+    }
+  }
+
+  /**
+   * Lists up to {@code limit} objects of the bucket whose names start with {@code prefix} and sort after
+   * {@code startAfter} (may be null), merged across mountpaths in name order.
+   */
+  public List<ObjectEntry> list(BucketProps bucket, String prefix, String startAfter, int limit) throws IOException {
+    String bp = bucketPrefix(bucket);
+    List<ObjectEntry> all = new ArrayList<>();
+    for (Mountpath mp : mountpaths) {
+      int[] n = {0};
+      mp.meta().scan(bp + prefix, startAfter == null ? null : bp + startAfter, (key, meta) -> {
+        all.add(new ObjectEntry(key.substring(bp.length()), meta.size(),
+            new Checksum(meta.checksumType(), meta.checksum())));
+        return ++n[0] < limit;
+      });
+    }
+    all.sort((a, b) -> NameOrder.INSTANCE.compare(a.name(), b.name()));
+    return all.size() <= limit ? all : new ArrayList<>(all.subList(0, limit));
+  }
+
+  /** Removes every object of a bucket incarnation: metadata at once, files via the trash directory. */
+  public void destroyBucket(BucketProps bucket) throws IOException {
+    for (Mountpath mp : mountpaths) {
+      mp.meta().deletePrefix(bucketPrefix(bucket));
+      Path dir = bucketDir(mp, bucket);
+      if (Files.exists(dir)) {
+        Path trash = mp.trashDir().resolve(bucket.bucket().name() + "." + bucket.id() + "." + System.nanoTime());
+        move(dir, trash);
+        deleteTree(trash);
+      }
+    }
+    log.info("node={} bucket={} destroyed local data of bucket id {}", nodeId, bucket.bucket(), bucket.id());
+  }
+
+  /** Finishes interrupted commits, then removes work files and trash a dead process left behind. */
+  private void recover(Mountpath mp) throws IOException {
+    int finished = 0;
+    for (CommitIntent intent : mp.meta().intents()) {
+      Path work = mp.root().resolve(intent.workFile());
+      if (Files.exists(work)) {
+        Path file = mp.root().resolve(intent.objectFile());
+        Files.createDirectories(file.getParent());
+        move(work, file);
+      }
+      mp.meta().completeIntent(intent);
+      finished++;
+    }
+    int removed = 0;
+    try (Stream<Path> work = Files.list(mp.workDir())) {
+      for (Path p : (Iterable<Path>) work::iterator) {
+        Files.deleteIfExists(p);
+        removed++;
+      }
+    }
+    try (Stream<Path> trash = Files.list(mp.trashDir())) {
+      for (Path p : (Iterable<Path>) trash::iterator) {
+        deleteTree(p);
+      }
+    }
+    if (finished > 0 || removed > 0) {
+      log.info("node={} mountpath={} recovered: finished {} interrupted commits, removed {} stale work files",
+          nodeId, mp, finished, removed);
+    }
+  }
+
+  private static void move(Path from, Path to) throws IOException {
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : (Iterable<Path>) walk.sorted((a, b) -> b.getNameCount() - a.getNameCount())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    IOException first = null;
+    for (Mountpath mp : mountpaths) {
+      try {
+        mp.close();
+      } catch (IOException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+}

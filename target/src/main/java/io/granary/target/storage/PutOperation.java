@@ -1,0 +1,130 @@
+package io.granary.target.storage;
+
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.error.ChecksumMismatchException;
+import io.granary.common.error.IncompleteBodyException;
+import io.granary.target.checksum.ContentHasher;
+import io.granary.target.meta.CommitIntent;
+import io.granary.target.meta.ObjectMeta;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One PUT in progress: the body streams into a work file while every checksum it needs is computed; then
+ * {@link #finish} makes it durable and commits it, or {@link #discard} removes every trace of it.
+ *
+ * <p>Threads: {@link #write} runs on the connection's event loop (page-cache writes of one chunk);
+ * {@link #finish} and {@link #discard} block on disk and run on the disk executor. Calls never overlap.
+ */
+public final class PutOperation {
+  private final ObjectStore store;
+  private final ObjectLocation location;
+  private final Path workFile;              // absolute path of the work file
+  private final FileChannel channel;        // open on workFile until finish or discard
+  private final ContentHasher bucketHasher; // the bucket's checksum, stored in metadata
+  private final List<ContentHasher> extraHashers = new ArrayList<>(); // client checksums of other types
+  private final List<ExpectedChecksum> expected; // what the client says the body hashes to
+  private final long declaredLength;        // Content-Length, or -1 when chunked
+  private long written;                     // body bytes written so far
+  private boolean closed;
+
+  PutOperation(ObjectStore store, ObjectLocation location, Path workFile, FileChannel channel,
+      List<ExpectedChecksum> expected, long declaredLength) {
+    this.store = store;
+    this.location = location;
+    this.workFile = workFile;
+    this.channel = channel;
+    this.bucketHasher = ContentHasher.of(location.bucket().checksum());
+    this.expected = List.copyOf(expected);
+    this.declaredLength = declaredLength;
+    for (ExpectedChecksum e : expected) {
+      if (e.type() != bucketHasher.type() && extraHashers.stream().noneMatch(h -> h.type() == e.type())) {
+        extraHashers.add(ContentHasher.of(e.type()));
+      }
+    }
+  }
+
+  public ObjectLocation location() {
+    return location;
+  }
+
+  public long written() {
+    return written;
+  }
+
+  /** Appends a body chunk: hashes it in place and writes it to the work file. Does not release {@code buf}. */
+  public void write(ByteBuf buf) throws IOException {
+    int n = buf.readableBytes();
+    if (n == 0) {
+      return;
+    }
+    for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), n)) {
+      bucketHasher.update(nio);
+      for (ContentHasher h : extraHashers) {
+        h.update(nio);
+      }
+      while (nio.hasRemaining()) {
+        channel.write(nio);
+      }
+    }
+    written += n;
+  }
+
+  /**
+   * Completes the PUT: checks length and client checksums, fsyncs, and commits (see
+   * {@link ObjectStore#commit}). On any failure the work file is removed and nothing is stored.
+   *
+   * @return the committed metadata
+   */
+  public ObjectMeta finish() throws IOException {
+    try {
+      if (declaredLength >= 0 && written != declaredLength) {
+        throw new IncompleteBodyException(written, declaredLength);
+      }
+      String bucketSum = bucketHasher.hex();
+      for (ExpectedChecksum e : expected) {
+        String actual = e.type() == bucketHasher.type() ? bucketSum : hasher(e.type()).hex();
+        if (!actual.equalsIgnoreCase(e.hex())) {
+          throw new ChecksumMismatchException(e.type().wireName(), e.hex(), actual);
+        }
+      }
+      channel.force(true);
+      channel.close();
+      closed = true;
+      ObjectMeta meta = new ObjectMeta(written, bucketHasher.type(), bucketSum, System.currentTimeMillis());
+      String relWork = location.mountpath().root().relativize(workFile).toString();
+      store.commit(new CommitIntent(location.key(), relWork, location.relativeFile(), meta), location);
+      return meta;
+    } catch (IOException | RuntimeException e) {
+      discard();
+      throw e;
+    }
+  }
+
+  private ContentHasher hasher(ChecksumType type) {
+    return extraHashers.stream().filter(h -> h.type() == type).findFirst().orElseThrow();
+  }
+
+  /** Abandons the PUT: closes and deletes the work file. Idempotent. */
+  public void discard() {
+    try {
+      if (!closed) {
+        closed = true;
+        channel.close();
+      }
+    } catch (IOException ignored) {
+      // deleting anyway
+    }
+    try {
+      Files.deleteIfExists(workFile);
+    } catch (IOException e) {
+      store.log().warn("node={} could not remove work file {}: {}", store.nodeId(), workFile, e.toString());
+    }
+  }
+}
