@@ -88,8 +88,8 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     if (req.decoderResult().isFailure()) {
       current = new HttpExchange(ctx, req, this, nodeId, null);
       Throwable cause = req.decoderResult().cause();
-      current.closeAfterResponse();
-      current.markRequestComplete(); // the decoder discards the rest; nothing more will arrive
+      current.markRequestComplete();
+      current.lingerAfterResponse(); // unread input would turn our close into a reset that destroys the answer
       String what = cause instanceof TooLongFrameException ? "request line or headers too long" : "malformed request";
       current.sendError(new BadRequestException("MalformedRequest", what + ": " + cause.getMessage()));
       return;
@@ -156,8 +156,8 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     ChannelHandlerContext ctx = ctxOf(ex);
     if (success && ex.responseKeepAlive() && !inputShutdown) {
       next(ctx);
-    } else if (success && !ex.requestComplete()
-        && !(HttpUtil.is100ContinueExpected(ex.request()) && !ex.continueSent())) {
+    } else if (success && (ex.lingers() || !ex.requestComplete()
+        && !(HttpUtil.is100ContinueExpected(ex.request()) && !ex.continueSent()))) {
       linger(ex); // answered before the body arrived: let the client finish sending, then close
     } else {
       ex.channel().close();

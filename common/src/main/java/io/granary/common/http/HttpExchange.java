@@ -58,6 +58,7 @@ public final class HttpExchange {
   private boolean continueSent;
   private boolean forceClose;
   private boolean responseKeepAlive;
+  private boolean lingerAfterResponse;
   private long bodyBytes;
 
   HttpExchange(ChannelHandlerContext ctx, HttpRequest request, HttpDispatcher dispatcher, String nodeId, RequestPath path) {
@@ -296,6 +297,16 @@ public final class HttpExchange {
 
   void addBodyBytes(long n) {
     bodyBytes += n;
+  }
+
+  /** After the answer, close gracefully even though the request is complete (the decoder discards the rest). */
+  void lingerAfterResponse() {
+    lingerAfterResponse = true;
+    forceClose = true;
+  }
+
+  boolean lingers() {
+    return lingerAfterResponse;
   }
 
   /** Whether the answer let the connection stay open. */

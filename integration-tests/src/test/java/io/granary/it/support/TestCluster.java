@@ -1,0 +1,124 @@
+package io.granary.it.support;
+
+import io.granary.cli.local.LocalCluster;
+import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.ClusterMap;
+import io.granary.clustermap.Node;
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.hrw.PlacementKey;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A real local cluster for a test class: one proxy and N targets as separate JVMs, started from the packaged
+ * granary command, on free loopback ports, with data and node logs under target/it-data/NAME.
+ */
+public final class TestCluster implements AutoCloseable {
+  private final LocalCluster cluster;
+  private final Path dir;
+
+  private TestCluster(LocalCluster cluster, Path dir) {
+    this.cluster = cluster;
+    this.dir = dir;
+  }
+
+  /** Starts {@code targets} targets; {@code jvmOptions} apply to every node. */
+  public static TestCluster start(String name, int targets, List<String> jvmOptions, List<String> proxyArgs)
+      throws Exception {
+    Path dir = Path.of(System.getProperty("granary.it.dir", "target/it-data")).toAbsolutePath().resolve(name);
+    deleteTree(dir);
+    Files.createDirectories(dir);
+    String cp = System.getProperty("granary.node.classpath");
+    if (cp == null || cp.isBlank()) {
+      throw new IllegalStateException("system property granary.node.classpath is not set; run through Maven (failsafe)");
+    }
+    List<String> jvm = new ArrayList<>(List.of("-Xms32m", "-Xmx256m", "-XX:+ExitOnOutOfMemoryError",
+        "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+    jvm.addAll(jvmOptions);
+    int port = freePortRange(targets + 1);
+    LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
+        Duration.ofSeconds(90), proxyArgs);
+    return new TestCluster(LocalCluster.start(opts), dir);
+  }
+
+  public static TestCluster start(String name, int targets) throws Exception {
+    return start(name, targets, List.of(), List.of("--health-interval", "1s", "--offline-after", "4s"));
+  }
+
+  public LocalCluster local() {
+    return cluster;
+  }
+
+  public String endpoint() {
+    return cluster.endpoint();
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public List<String> targetIds() {
+    return cluster.targetIds();
+  }
+
+  public String targetUrl(String id) {
+    return cluster.targetUrl(id);
+  }
+
+  /** The cluster map as the proxy serves it. */
+  public ClusterMap map() throws Exception {
+    return ClusterJson.mapper().readValue(Http.get(endpoint() + "/v1/cluster/map").bodyText(), ClusterMap.class);
+  }
+
+  /** The HRW owner of an object under the current map. */
+  public Node owner(String bucket, String name) throws Exception {
+    return map().placement().owner(PlacementKey.digest(Bucket.local(bucket), name)).orElseThrow();
+  }
+
+  /** Mountpath directories of a target: DIR/tI/mp1 and mp2. */
+  public List<Path> mountpaths(String targetId) {
+    return List.of(dir.resolve(targetId).resolve("mp1"), dir.resolve(targetId).resolve("mp2"));
+  }
+
+  @Override
+  public void close() {
+    cluster.close();
+  }
+
+  /** The first port of {@code n} consecutive free loopback ports. */
+  public static int freePortRange(int n) throws IOException {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int base = ThreadLocalRandom.current().nextInt(20000, 60000 - n);
+      boolean ok = true;
+      for (int p = base; p < base + n && ok; p++) {
+        try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
+          s.setReuseAddress(true);
+        } catch (IOException e) {
+          ok = false;
+        }
+      }
+      if (ok) {
+        return base;
+      }
+    }
+    throw new IOException("no " + n + " consecutive free ports found");
+  }
+
+  static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (var walk = Files.walk(root)) {
+      for (Path p : (Iterable<Path>) walk.sorted((a, b) -> b.getNameCount() - a.getNameCount())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
