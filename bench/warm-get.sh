@@ -1,0 +1,636 @@
+#!/usr/bin/env bash
+# Warm-GET benchmark: Granary target (direct GET, zero-copy sendfile) vs nginx (sendfile) serving the same files
+# from the page cache, for three object sizes and several concurrencies, measured with wrk.
+#
+# Prints one JSON document on stdout and writes it to bench/results/warm-get-<timestamp>.json.
+# Progress goes to stderr. See bench/README.md for the knobs and the JSON fields.
+set -euo pipefail
+
+# ------------------------------------------------------------------------------------------------ parameters
+COUNT_150K="${COUNT_150K:-64}"          # number of 150 KiB files
+COUNT_1M="${COUNT_1M:-32}"              # number of 1 MiB files
+COUNT_10M="${COUNT_10M:-8}"             # number of 10 MiB files
+CONCURRENCY="${CONCURRENCY:-1 8 32 128}" # wrk connections, one timed run per value, size and server
+DURATION="${DURATION:-10}"              # seconds per timed run
+WARMUP="${WARMUP:-3}"                   # seconds of wrk warm-up per size and server (0 disables)
+WARMUP_CONNECTIONS="${WARMUP_CONNECTIONS:-8}"
+MAX_THREADS="${MAX_THREADS:-2}"         # wrk threads = min(MAX_THREADS, connections)
+WRK_TIMEOUT="${WRK_TIMEOUT:-30s}"       # wrk per-request timeout (its default 2s is short for 10 MiB at c=128)
+TARGETS="${TARGETS:-1}"                 # Granary targets; 1 compares one server against one server
+GRANARY_ARGS="${GRANARY_ARGS:-}"        # extra arguments for `granary local`, e.g. "--jvm-opt=-Xmx1g"
+START_TIMEOUT="${START_TIMEOUT:-180}"   # seconds to wait for the local cluster
+KEEP="${KEEP:-0}"                       # 1: keep the temporary work dir (files, logs, wrk output)
+BUCKET="${BUCKET:-bench}"
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+results_dir="$here/results"
+
+log() { printf '[warm-get %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[warm-get] ERROR: %s\n' "$*" >&2; exit 1; }
+
+is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
+for v in COUNT_150K COUNT_1M COUNT_10M DURATION WARMUP WARMUP_CONNECTIONS MAX_THREADS TARGETS START_TIMEOUT; do
+  is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
+done
+((DURATION >= 1)) || die "DURATION must be at least 1"
+((TARGETS >= 1)) || die "TARGETS must be at least 1"
+((MAX_THREADS >= 1)) || die "MAX_THREADS must be at least 1"
+for c in $CONCURRENCY; do
+  is_uint "$c" && ((c >= 1)) || die "CONCURRENCY values must be positive integers, got '$c'"
+done
+[[ -n "${CONCURRENCY// /}" ]] || die "CONCURRENCY is empty"
+((COUNT_150K + COUNT_1M + COUNT_10M > 0)) || die "all file counts are 0"
+
+# label, bytes, count
+SIZES=("150KiB $((150 * 1024)) $COUNT_150K" "1MiB $((1024 * 1024)) $COUNT_1M" "10MiB $((10 * 1024 * 1024)) $COUNT_10M")
+
+# ------------------------------------------------------------------------------------------------ cleanup
+WORK=""
+NGINX_PID=""
+GRANARY_PID=""
+WRK_PID=""
+
+stop_pid() { # pid signal seconds: signal, wait up to seconds, then SIGKILL
+  local pid="$1" sig="$2" secs="$3" i
+  [[ -n "$pid" ]] || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill "-$sig" "$pid" 2>/dev/null || true
+  for ((i = 0; i < secs * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "pid $pid did not exit after SIG$sig within ${secs}s; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# Our processes only: their command line mentions our work dir (another developer may run Granary too).
+our_granary_pids() {
+  [[ -n "$WORK" ]] || return 0
+  local p
+  for p in $( (pgrep -f GranaryCommand; pgrep -f 'granary\.jar') 2>/dev/null | sort -u); do
+    if [[ -r /proc/$p/cmdline ]] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF -- "$WORK/"; then
+      echo "$p"
+    fi
+  done
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  if [[ -n "$WRK_PID" ]] && kill -0 "$WRK_PID" 2>/dev/null; then
+    kill -TERM "$WRK_PID" 2>/dev/null
+    wait "$WRK_PID" 2>/dev/null
+  fi
+  if [[ -n "$NGINX_PID" ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
+    log "stopping nginx (master pid $NGINX_PID)"
+    local workers
+    workers="$(pgrep -P "$NGINX_PID" 2>/dev/null)"
+    stop_pid "$NGINX_PID" TERM 15
+    for p in $workers; do kill -KILL "$p" 2>/dev/null; done
+  fi
+  if [[ -n "$GRANARY_PID" ]] && kill -0 "$GRANARY_PID" 2>/dev/null; then
+    log "stopping granary local (pid $GRANARY_PID)"
+    stop_pid "$GRANARY_PID" TERM 60
+  fi
+  local left
+  left="$(our_granary_pids)"
+  if [[ -n "$left" ]]; then
+    log "WARNING: leftover Granary processes after shutdown, killing: $(echo $left)"
+    for p in $left; do kill -KILL "$p" 2>/dev/null; done
+    sleep 1
+    left="$(our_granary_pids)"
+    [[ -z "$left" ]] || log "ERROR: Granary processes still alive: $(echo $left)"
+    ((rc != 0)) || rc=1
+  fi
+  if [[ -n "$WORK" && -d "$WORK" ]]; then
+    if [[ "$KEEP" == 1 ]]; then
+      log "keeping work dir $WORK"
+    else
+      rm -rf "$WORK"
+    fi
+  fi
+  ((rc == 0)) || log "exiting with status $rc"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT
+trap 'log "terminated"; exit 143' TERM
+
+# ------------------------------------------------------------------------------------------------ tools
+SUDO=""
+if ((EUID != 0)); then
+  command -v sudo >/dev/null || die "not root and sudo is missing: cannot install packages"
+  SUDO="sudo"
+fi
+need=()
+command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx)
+command -v wrk >/dev/null || need+=(wrk)
+if ((${#need[@]})); then
+  log "installing ${need[*]} with apt-get"
+  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2; then
+    log "apt-get install failed; running apt-get update and retrying"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update >&2 || die "apt-get update failed"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2 \
+      || die "could not install ${need[*]}"
+  fi
+fi
+NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
+[[ -x "$NGINX_BIN" ]] || die "nginx not found after install"
+WRK_BIN="$(command -v wrk)" || die "wrk not found after install"
+for t in curl python3 java sha256sum head pgrep; do
+  command -v "$t" >/dev/null || die "required tool '$t' is missing"
+done
+
+# ------------------------------------------------------------------------------------------------ helpers
+# A block of N consecutive free TCP ports on 127.0.0.1; prints the first.
+free_ports() {
+  python3 - "$1" <<'EOF'
+import random, socket, sys
+n = int(sys.argv[1])
+def free(p):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", p))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+for _ in range(500):
+    base = random.randint(20000, 60000 - n)
+    if all(free(base + i) for i in range(n)):
+        print(base)
+        sys.exit(0)
+sys.exit("no block of %d free ports found" % n)
+EOF
+}
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# ------------------------------------------------------------------------------------------------ work dir and files
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-warm-get.XXXXXX")"
+chmod 755 "$WORK"
+FILES="$WORK/files"
+mkdir -p "$FILES" "$WORK/wrk" "$WORK/nginx/tmp"
+log "work dir $WORK"
+
+declare -A NAMES=() # label -> space-separated object names
+for s in "${SIZES[@]}"; do
+  read -r label bytes count <<<"$s"
+  names=""
+  for ((i = 1; i <= count; i++)); do
+    name="$(printf '%s-%04d.bin' "$label" "$i")"
+    head -c "$bytes" /dev/urandom >"$FILES/$name"
+    names+="$name "
+  done
+  NAMES[$label]="${names% }"
+  ((count == 0)) || log "generated $count x $label"
+done
+chmod 644 "$FILES"/*
+
+# ------------------------------------------------------------------------------------------------ nginx
+NGINX_PORT="$(free_ports 1)"
+user_line=""
+((EUID != 0)) || user_line="user root;" # workers must be able to read the work dir whatever TMPDIR's parents allow
+cat >"$WORK/nginx/nginx.conf" <<EOF
+$user_line
+daemon off;
+master_process on;
+worker_processes auto;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_requests 100000;
+  keepalive_timeout 75s;
+  default_type application/octet-stream;
+  client_body_temp_path $WORK/nginx/tmp/client;
+  proxy_temp_path $WORK/nginx/tmp/proxy;
+  fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
+  uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
+  scgi_temp_path $WORK/nginx/tmp/scgi;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $FILES;
+    location / { }
+  }
+}
+EOF
+"$NGINX_BIN" -t -p "$WORK/nginx/" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" 2>"$WORK/nginx/test.out" \
+  || { cat "$WORK/nginx/test.out" >&2; die "nginx rejected its configuration ($WORK/nginx/nginx.conf)"; }
+"$NGINX_BIN" -p "$WORK/nginx/" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" >"$WORK/nginx/stdout" 2>&1 &
+NGINX_PID=$!
+NGINX_URL="http://127.0.0.1:$NGINX_PORT"
+for f in "$FILES"/*; do probe="${f##*/}"; break; done
+for ((i = 0; ; i++)); do
+  kill -0 "$NGINX_PID" 2>/dev/null || { cat "$WORK/nginx/stdout" "$WORK/nginx/error.log" >&2 2>/dev/null; die "nginx exited at startup"; }
+  [[ "$(curl -s -o /dev/null -w '%{http_code}' "$NGINX_URL/$probe" 2>/dev/null || true)" == 200 ]] && break
+  ((i < 100)) || die "nginx did not start listening on $NGINX_URL within 10s"
+  sleep 0.1
+done
+log "nginx up on $NGINX_URL (master pid $NGINX_PID)"
+
+# ------------------------------------------------------------------------------------------------ granary
+log "building Granary if needed (first build can take a few minutes)"
+"$repo/granary" --version >/dev/null || die "could not build/run granary (see Maven output above)"
+GRANARY_PORT="$(free_ports $((TARGETS + 1)))"
+PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
+mkdir -p "$WORK/granary"
+# shellcheck disable=SC2086 # GRANARY_ARGS is a list of words on purpose
+(cd "$repo" && exec ./granary local --targets "$TARGETS" --port "$GRANARY_PORT" --data "$WORK/granary" \
+  --log-dir-only $GRANARY_ARGS) >"$WORK/granary-local.out" 2>&1 &
+GRANARY_PID=$!
+log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"
+for ((i = 0; ; i++)); do
+  if ! kill -0 "$GRANARY_PID" 2>/dev/null; then
+    cat "$WORK/granary-local.out" >&2
+    tail -n 30 "$WORK"/granary/logs/*.log >&2 2>/dev/null || true
+    die "granary local exited during startup"
+  fi
+  grep -q "Granary local cluster is up" "$WORK/granary-local.out" && break
+  ((i < START_TIMEOUT * 5)) || die "Granary local cluster not up within ${START_TIMEOUT}s (see $WORK/granary-local.out)"
+  sleep 0.2
+done
+[[ "$(curl -s -o /dev/null -w '%{http_code}' "$PROXY_URL/v1/health")" == 200 ]] || die "proxy /v1/health is not 200"
+active="$(curl -sf "$PROXY_URL/v1/cluster/map" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+print(sum(1 for t in m.get("targets", {}).values() if t.get("state") == "active"))')" \
+  || die "cannot read $PROXY_URL/v1/cluster/map"
+((active == TARGETS)) || die "cluster map lists $active active targets, expected $TARGETS"
+log "Granary cluster up: $active active target(s)"
+
+# ------------------------------------------------------------------------------------------------ load objects
+code="$(curl -s -o "$WORK/bucket.out" -w '%{http_code}' -X POST "$PROXY_URL/v1/buckets/$BUCKET")"
+[[ "$code" =~ ^2 ]] || { cat "$WORK/bucket.out" >&2; die "creating bucket $BUCKET answered HTTP $code"; }
+
+declare -A OWNER=() # object name -> owning target base URL
+put_start=$(date +%s.%N)
+nput=0
+for s in "${SIZES[@]}"; do
+  read -r label bytes count <<<"$s"
+  for name in ${NAMES[$label]}; do
+    code="$(curl -s -L -T "$FILES/$name" -o "$WORK/put.out" -w '%{http_code}' "$PROXY_URL/v1/objects/$BUCKET/$name")" \
+      || die "PUT $name failed (curl exit $?)"
+    [[ "$code" =~ ^2 ]] || { cat "$WORK/put.out" >&2; die "PUT $name answered HTTP $code"; }
+    read -r code loc < <(curl -s -o /dev/null -w '%{http_code} %{redirect_url}\n' "$PROXY_URL/v1/objects/$BUCKET/$name")
+    [[ "$code" == 307 ]] || die "proxy GET of $name answered HTTP $code, expected 307"
+    [[ "$loc" =~ ^(http://[^/]+)(/.*)$ ]] || die "proxy GET of $name: unexpected Location '$loc'"
+    [[ "${BASH_REMATCH[2]}" == "/v1/objects/$BUCKET/$name" ]] \
+      || die "proxy GET of $name redirects to path '${BASH_REMATCH[2]}', expected /v1/objects/$BUCKET/$name"
+    OWNER[$name]="${BASH_REMATCH[1]}"
+    nput=$((nput + 1))
+  done
+done
+put_secs="$(python3 -c "import sys,time; print(round(time.time() - float(sys.argv[1]), 2))" "$put_start")"
+log "PUT $nput objects through the proxy in ${put_secs}s and resolved their owners"
+
+# ------------------------------------------------------------------------------------------------ correctness
+for s in "${SIZES[@]}"; do
+  read -r label bytes count <<<"$s"
+  ((count > 0)) || continue
+  name="${NAMES[$label]%% *}"
+  want="$(sha "$FILES/$name")"
+  for src in "granary ${OWNER[$name]}/v1/objects/$BUCKET/$name" "nginx $NGINX_URL/$name"; do
+    read -r who url <<<"$src"
+    code="$(curl -s -o "$WORK/check.bin" -w '%{http_code}' "$url")" || die "GET $url failed (curl exit $?)"
+    [[ "$code" == 200 ]] || die "correctness check: $who GET $url answered HTTP $code"
+    got="$(sha "$WORK/check.bin")"
+    [[ "$got" == "$want" ]] || die "correctness check: $who returned different bytes for $name (sha256 $got, want $want, size $(stat -c %s "$WORK/check.bin") vs $bytes)"
+  done
+  log "sha256 ok for $name from the target and from nginx"
+done
+rm -f "$WORK/check.bin"
+
+# Keep-alive: two GETs in one curl run; the second needs no new connection if the first response kept it open.
+keepalive() { # url -> "true" or "false"
+  local n
+  n="$(curl -s -o /dev/null -o /dev/null -w '%{num_connects}\n' "$1" "$1" | tail -n 1)"
+  [[ "$n" == 0 ]] && echo true || echo false
+}
+first_name="${NAMES[1MiB]%% *}"
+[[ -n "$first_name" ]] || first_name="$probe"
+KA_GRANARY="$(keepalive "${OWNER[$first_name]}/v1/objects/$BUCKET/$first_name")"
+KA_NGINX="$(keepalive "$NGINX_URL/$first_name")"
+[[ "$KA_GRANARY" == true ]] \
+  || log "WARNING: the Granary target closed the connection after a GET (no keep-alive): wrk reconnects per request"
+[[ "$KA_NGINX" == true ]] || log "WARNING: nginx closed the connection after a GET (no keep-alive)"
+cat "$FILES"/* >/dev/null # source files into the page cache
+
+# ------------------------------------------------------------------------------------------------ wrk
+# Writes a wrk Lua script that sends each thread to one address (a group = one server) and cycles through that
+# group's paths; done() prints one JSON line prefixed with WRKJSON.
+# Usage: make_lua OUT host:port:path[,path...] [host:port:path,...]...
+make_lua() {
+  python3 - "$@" <<'EOF'
+import re, sys
+out, specs = sys.argv[1], sys.argv[2:]
+def lua_str(s):
+    if not re.fullmatch(r"[A-Za-z0-9_./:-]+", s):
+        sys.exit("unsafe string for the Lua script: %r" % s)
+    return '"%s"' % s
+groups = []
+for spec in specs:
+    host, port, paths = spec.split(":", 2)
+    groups.append("  { host = %s, port = %s, paths = { %s } }" % (
+        lua_str(host), lua_str(port), ", ".join(lua_str(p) for p in paths.split(","))))
+lua = """-- generated by bench/warm-get.sh
+local groups = {
+%s
+}
+
+local created = 0
+function setup(thread)
+  created = created + 1
+  local gi = ((created - 1) %% #groups) + 1
+  local g = groups[gi]
+  thread.addr = wrk.lookup(g.host, g.port)[1]
+  thread:set("gid", gi)
+  thread:set("tid", created)
+end
+
+local reqs, n, i
+function init(args)
+  local paths = groups[gid].paths
+  reqs = {}
+  for k, p in ipairs(paths) do reqs[k] = wrk.format("GET", p) end
+  n = #reqs
+  i = ((tid - 1) * 7) %% n
+end
+
+function request()
+  i = i %% n + 1
+  return reqs[i]
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRKJSON {"requests":%%.0f,"bytes":%%.0f,"duration_us":%%.0f,' ..
+    '"errors":{"connect":%%.0f,"read":%%.0f,"write":%%.0f,"status":%%.0f,"timeout":%%.0f},' ..
+    '"latency_us":{"p50":%%.0f,"p90":%%.0f,"p99":%%.0f,"p999":%%.0f,"mean":%%.1f,"stdev":%%.1f,"max":%%.0f}}\\n',
+    summary.requests, summary.bytes, summary.duration,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
+    latency.mean, latency.stdev, latency.max))
+end
+""" % ",\n".join(groups)
+with open(out, "w") as f:
+    f.write(lua)
+EOF
+}
+
+# run_wrk LUA BASEURL CONNECTIONS THREADS SECONDS OUTFILE
+run_wrk() {
+  local lua="$1" url="$2" conns="$3" threads="$4" secs="$5" out="$6" rc=0
+  "$WRK_BIN" -t "$threads" -c "$conns" -d "${secs}s" --timeout "$WRK_TIMEOUT" -s "$lua" "$url" >"$out" 2>&1 &
+  WRK_PID=$!
+  wait "$WRK_PID" || rc=$?
+  WRK_PID=""
+  ((rc == 0)) || { cat "$out" >&2; die "wrk exited with status $rc ($url)"; }
+  grep -q '^WRKJSON ' "$out" || { cat "$out" >&2; die "wrk printed no WRKJSON line ($url)"; }
+}
+
+RUNS="$WORK/runs.jsonl"
+: >"$RUNS"
+declare -A OWNERS_JSON=()
+for s in "${SIZES[@]}"; do
+  read -r label bytes count <<<"$s"
+  ((count > 0)) || continue
+  # Granary: one group per owning target, nginx: one group.
+  declare -A by_target=()
+  nginx_paths=""
+  for name in ${NAMES[$label]}; do
+    t="${OWNER[$name]}"
+    by_target[$t]+="/v1/objects/$BUCKET/$name,"
+    nginx_paths+="/$name,"
+  done
+  g_specs=()
+  owners=""
+  for t in "${!by_target[@]}"; do
+    hp="${t#http://}"
+    g_specs+=("${hp%:*}:${hp##*:}:${by_target[$t]%,}")
+    owners+="\"$t\":$(tr ',' '\n' <<<"${by_target[$t]%,}" | wc -l),"
+  done
+  OWNERS_JSON[$label]="{${owners%,}}"
+  groups=${#g_specs[@]}
+  make_lua "$WORK/wrk/granary-$label.lua" "${g_specs[@]}"
+  make_lua "$WORK/wrk/nginx-$label.lua" "127.0.0.1:$NGINX_PORT:${nginx_paths%,}"
+  g_url="http://${g_specs[0]%%:*}:$(cut -d: -f2 <<<"${g_specs[0]}")"
+  unset by_target
+
+  if ((WARMUP > 0)); then
+    wc_=$((WARMUP_CONNECTIONS > groups ? WARMUP_CONNECTIONS : groups))
+    wt=$((MAX_THREADS < wc_ ? MAX_THREADS : wc_)); ((wt >= groups)) || wt=$groups
+    log "$label: warm-up ${WARMUP}s per server (c=$wc_)"
+    run_wrk "$WORK/wrk/granary-$label.lua" "$g_url" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-granary-$label.out"
+    run_wrk "$WORK/wrk/nginx-$label.lua" "$NGINX_URL" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-nginx-$label.out"
+  fi
+  for c in $CONCURRENCY; do
+    for server in granary nginx; do
+      conns=$c
+      threads=$((MAX_THREADS < c ? MAX_THREADS : c))
+      url="$NGINX_URL"
+      if [[ "$server" == granary ]]; then
+        url="$g_url"
+        # every owning target needs at least one wrk thread (one thread talks to one address)
+        ((threads >= groups)) || threads=$groups
+        ((conns >= threads)) || conns=$threads
+      fi
+      out="$WORK/wrk/$server-$label-c$c.out"
+      log "$label c=$c $server: ${DURATION}s, $threads thread(s), $conns connection(s)"
+      run_wrk "$WORK/wrk/$server-$label.lua" "$url" "$conns" "$threads" "$DURATION" "$out"
+      line="$(grep '^WRKJSON ' "$out" | sed -n 1p)"
+      printf '{"size":"%s","bytes":%d,"concurrency":%d,"server":"%s","connections":%d,"threads":%d,"wrk":%s}\n' \
+        "$label" "$bytes" "$c" "$server" "$conns" "$threads" "${line#WRKJSON }" >>"$RUNS"
+      python3 - "$line" >&2 <<'EOF'
+import json, sys
+w = json.loads(sys.argv[1][len("WRKJSON "):])
+s = w["duration_us"] / 1e6
+err = sum(w["errors"].values())
+print("    %.0f req/s, %.1f MiB/s, p50 %.0f us, p99 %.0f us, errors %d"
+      % (w["requests"] / s, w["bytes"] / s / 2**20, w["latency_us"]["p50"], w["latency_us"]["p99"], err))
+EOF
+    done
+  done
+done
+
+# ------------------------------------------------------------------------------------------------ report
+java_version="$(java -version 2>&1 | sed -n 1p)"
+nginx_version="$("$NGINX_BIN" -v 2>&1 | sed -n 1p)"
+wrk_version="$("$WRK_BIN" -v 2>&1 | sed -n 1p || true)"
+git_rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+git_dirty="$(git -C "$repo" status --porcelain 2>/dev/null | grep -v '^??' | sed -n 1p || true)"
+owners_json="{"
+for k in "${!OWNERS_JSON[@]}"; do owners_json+="\"$k\":${OWNERS_JSON[$k]},"; done
+owners_json="${owners_json%,}}"
+mkdir -p "$results_dir"
+stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+result_file="$results_dir/warm-get-$stamp.json"
+
+export BENCH_RUNS="$RUNS" BENCH_OWNERS="$owners_json" BENCH_JAVA="$java_version" BENCH_NGINX="$nginx_version" \
+  BENCH_WRK="$wrk_version" BENCH_GIT="$git_rev${git_dirty:+-dirty}" BENCH_STAMP="$stamp" BENCH_PUT_SECS="$put_secs" \
+  BENCH_LOGS="$WORK/granary/logs" BENCH_NGINX_ERR="$WORK/nginx/error.log" BENCH_KA_G="$KA_GRANARY" \
+  BENCH_KA_N="$KA_NGINX" \
+  COUNT_150K COUNT_1M COUNT_10M CONCURRENCY DURATION WARMUP WARMUP_CONNECTIONS MAX_THREADS WRK_TIMEOUT TARGETS \
+  GRANARY_ARGS BUCKET
+python3 - >"$result_file" <<'EOF'
+import glob, json, os, platform, re
+
+E = os.environ
+runs = [json.loads(l) for l in open(E["BENCH_RUNS"]) if l.strip()]
+
+def metrics(w):
+    s = w["duration_us"] / 1e6
+    return {
+        "req_per_sec": round(w["requests"] / s, 1),
+        "bytes_per_sec": round(w["bytes"] / s),
+        "p50_us": w["latency_us"]["p50"],
+        "p99_us": w["latency_us"]["p99"],
+        "mean_us": w["latency_us"]["mean"],
+        "max_us": w["latency_us"]["max"],
+        "requests": w["requests"],
+        "errors": sum(w["errors"].values()),
+        "error_detail": w["errors"],
+    }
+
+def ratio(a, b):
+    return round(a / b, 3) if b else None
+
+def meminfo():
+    try:
+        for l in open("/proc/meminfo"):
+            if l.startswith("MemTotal:"):
+                return int(l.split()[1]) * 1024
+    except OSError:
+        return None
+
+def cpu_model():
+    try:
+        for l in open("/proc/cpuinfo"):
+            if l.startswith("model name"):
+                return l.split(":", 1)[1].strip()
+    except OSError:
+        return None
+
+sizes = []
+for r in runs:
+    if r["size"] not in sizes:
+        sizes.append(r["size"])
+results = []
+summary = {}
+short = []
+for size in sizes:
+    per_c = {}
+    for r in (r for r in runs if r["size"] == size):
+        e = per_c.setdefault(r["concurrency"], {"size": size, "object_bytes": r["bytes"], "concurrency": r["concurrency"]})
+        e[r["server"]] = metrics(r["wrk"]) | {"connections": r["connections"], "threads": r["threads"]}
+    ratios = {}
+    for c, e in sorted(per_c.items()):
+        g, n = e.get("granary"), e.get("nginx")
+        for server, m in (("granary", g), ("nginx", n)):
+            # each response must carry about the whole object; far fewer bytes mean redirects or error bodies
+            # were timed (10% slack: wrk's byte count and its count of completed requests differ a little at the end)
+            if m["requests"] and m["bytes_per_sec"] / m["req_per_sec"] < 0.9 * e["object_bytes"]:
+                short.append("%s %s c=%d: %.0f bytes per response, object is %d"
+                             % (server, size, c, m["bytes_per_sec"] / m["req_per_sec"], e["object_bytes"]))
+        e["ratio_throughput"] = ratio(g["bytes_per_sec"], n["bytes_per_sec"])
+        e["ratio_req_per_sec"] = ratio(g["req_per_sec"], n["req_per_sec"])
+        ratios[str(c)] = e["ratio_throughput"]
+        results.append(e)
+    entries = [e for e in results if e["size"] == size]
+    peak_g = max(e["granary"]["bytes_per_sec"] for e in entries)
+    peak_n = max(e["nginx"]["bytes_per_sec"] for e in entries)
+    vals = [v for v in ratios.values() if v is not None]
+    summary[size] = {
+        "ratio_per_concurrency": ratios,
+        "ratio_best": max(vals) if vals else None,
+        "ratio_worst": min(vals) if vals else None,
+        "ratio_peak_vs_peak": ratio(peak_g, peak_n),
+        "granary_peak_bytes_per_sec": peak_g,
+        "nginx_peak_bytes_per_sec": peak_n,
+    }
+
+goal = 0.9
+one = summary.get("1MiB")
+summary_doc = {
+    "goal_ratio_1MiB": goal,
+    "ratio_1MiB": one,
+    "meets_goal_1MiB_best": (one["ratio_best"] >= goal) if one and one["ratio_best"] is not None else None,
+    "meets_goal_1MiB_all_concurrencies": (one["ratio_worst"] >= goal) if one and one["ratio_worst"] is not None else None,
+    "by_size": summary,
+    "granary_errors": sum(e["granary"]["errors"] for e in results),
+    "nginx_errors": sum(e["nginx"]["errors"] for e in results),
+}
+
+# Problems worth a look in the node logs (WARN/ERROR/exceptions), counted per log file.
+log_issues = {}
+for path in sorted(glob.glob(os.path.join(E["BENCH_LOGS"], "*.log"))):
+    lines = [l.rstrip() for l in open(path, errors="replace") if re.search(r"\b(WARN|ERROR|Exception|SEVERE)\b", l)]
+    if lines:
+        log_issues[os.path.basename(path)] = {"count": len(lines), "first": lines[:5]}
+nginx_err = []
+try:
+    nginx_err = [l.rstrip() for l in open(E["BENCH_NGINX_ERR"], errors="replace")][:5]
+except OSError:
+    pass
+
+conc = [int(c) for c in E["CONCURRENCY"].split()]
+doc = {
+    "benchmark": "warm-get",
+    "timestamp": E["BENCH_STAMP"],
+    "machine": {
+        "nproc": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "mem_total_bytes": meminfo(),
+        "kernel": platform.release(),
+        "java": E["BENCH_JAVA"],
+        "nginx": E["BENCH_NGINX"],
+        "wrk": E["BENCH_WRK"],
+        "granary_git": E["BENCH_GIT"],
+    },
+    "parameters": {
+        "sizes": {"150KiB": 150 * 1024, "1MiB": 1 << 20, "10MiB": 10 << 20},
+        "counts": {"150KiB": int(E["COUNT_150K"]), "1MiB": int(E["COUNT_1M"]), "10MiB": int(E["COUNT_10M"])},
+        "concurrency": conc,
+        "duration_s": int(E["DURATION"]),
+        "warmup_s": int(E["WARMUP"]),
+        "warmup_connections": int(E["WARMUP_CONNECTIONS"]),
+        "wrk_threads": "min(%s, connections)" % E["MAX_THREADS"],
+        "wrk_timeout": E["WRK_TIMEOUT"],
+        "targets": int(E["TARGETS"]),
+        "granary_args": E["GRANARY_ARGS"],
+        "bucket": E["BUCKET"],
+        "objects_per_target": {k: v for k, v in sorted(json.loads(E["BENCH_OWNERS"]).items(),
+                                                      key=lambda kv: ["150KiB", "1MiB", "10MiB"].index(kv[0]))},
+        "put_seconds_total": float(E["BENCH_PUT_SECS"]),
+    },
+    "results": results,
+    "summary": summary_doc,
+    "diagnostics": {
+        "keepalive": {"granary": E["BENCH_KA_G"] == "true", "nginx": E["BENCH_KA_N"] == "true"},
+        "short_responses": short,
+        "granary_log_issues": log_issues,
+        "nginx_error_log_head": nginx_err,
+    },
+}
+print(json.dumps(doc, indent=2))
+EOF
+cat "$result_file"
+log "results written to $result_file"
+python3 - "$result_file" >&2 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for size, s in d["summary"]["by_size"].items():
+    print("  %-7s granary/nginx throughput: best %s, worst %s, peak-vs-peak %s, per concurrency %s"
+          % (size, s["ratio_best"], s["ratio_worst"], s["ratio_peak_vs_peak"], s["ratio_per_concurrency"]))
+EOF
