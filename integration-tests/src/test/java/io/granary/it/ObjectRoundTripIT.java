@@ -12,6 +12,7 @@ import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
+import io.granary.it.support.RawHttp;
 import io.granary.it.support.TestCluster;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -175,6 +176,22 @@ class ObjectRoundTripIT {
     String after = all.get(all.size() / 2);
     List<String> tail = pages(cluster.endpoint(), "start-after=" + enc(after), 250);
     assertThat(tail).isEqualTo(all.subList(all.size() / 2 + 1, all.size()));
+  }
+
+  @Test
+  @Order(6)
+  void targetAndProxy_keepConnectionsAlive_acrossGetsHeadsAndErrors() throws Exception {
+    List<String> names = new ArrayList<>(sha.keySet()).subList(0, 5);
+    String owner = cluster.owner(BUCKET, names.get(0)).url();
+    String path = "/v1/objects/" + BUCKET + "/" + io.granary.common.http.RequestPath.encodePath(names.get(0));
+    List<RawHttp.Response> replies = RawHttp.sequential(owner, List.of("GET " + path + " HTTP/1.1",
+        "HEAD " + path + " HTTP/1.1", "GET /v1/objects/" + BUCKET + "/no-such-object HTTP/1.1",
+        "GET " + path + " HTTP/1.1\r\nRange: bytes=0-0", "GET /v1/health HTTP/1.1"));
+    assertThat(replies).extracting(RawHttp.Response::status).containsExactly(200, 200, 404, 206, 200);
+    assertThat(replies).allSatisfy(r -> assertThat(r.headers().get("connection")).isNotEqualTo("close"));
+    List<RawHttp.Response> proxied = RawHttp.sequential(cluster.endpoint(), List.of("GET " + path + " HTTP/1.1",
+        "GET /v1/cluster/map HTTP/1.1", "GET /v1/buckets/" + BUCKET + "?limit=2 HTTP/1.1"));
+    assertThat(proxied).extracting(RawHttp.Response::status).containsExactly(307, 200, 200);
   }
 
   /** All names of the bucket at {@code base} (proxy or one target), page by page. */

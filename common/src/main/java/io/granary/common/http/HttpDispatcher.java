@@ -102,17 +102,19 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       current.sendError(e);
       return;
     }
-    current = new HttpExchange(ctx, req, this, nodeId, path);
+    HttpExchange ex = new HttpExchange(ctx, req, this, nodeId, path);
+    current = ex;
     try {
-      handler = router.route(current);
-      handler.onRequest(current);
+      handler = router.route(ex);
+      handler.onRequest(ex);
     } catch (Throwable t) {
-      abortHandler(t);
-      current.sendError(t);
+      abortHandler(ex, t);
+      ex.sendError(t);
       return;
     }
-    if (!current.responseStarted() && HttpUtil.is100ContinueExpected(req)) {
-      current.markContinueSent();
+    // The handler may have answered already (and, on keep-alive, this exchange may be over): use ex, not current.
+    if (!ex.responseStarted() && HttpUtil.is100ContinueExpected(req)) {
+      ex.markContinueSent();
       ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
   }
@@ -125,26 +127,24 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       return;
     }
     boolean last = chunk instanceof LastHttpContent;
+    if (last) {
+      ex.markRequestComplete();
+    }
     if (handler != null && !handlerDone && !ex.responseStarted()) {
       try {
         handler.onContent(ex, chunk);
         if (last) {
-          ex.markRequestComplete();
           handlerDone = true;
           handler.onEnd(ex);
         }
       } catch (Throwable t) {
-        abortHandler(t);
+        abortHandler(ex, t);
         ex.sendError(t);
       }
     }
-    if (last) {
-      ex.markRequestComplete();
-      if (ex.responseDone()) {
-        next(ctx);
-      } else if (!ex.responseStarted()) {
-        ctx.channel().config().setAutoRead(false); // wait for the answer before reading more
-      }
+    // Callbacks may have answered and ended the exchange synchronously; only a pending answer stops reading.
+    if (last && current == ex && !ex.responseStarted()) {
+      ctx.channel().config().setAutoRead(false);
     }
   }
 
@@ -158,8 +158,11 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       next(ctx);
     } else if (success && (ex.lingers() || !ex.requestComplete()
         && !(HttpUtil.is100ContinueExpected(ex.request()) && !ex.continueSent()))) {
+      log.debug("node={} {} {}: answered before the body ended; lingering close", nodeId, ex.method(), ex.request().uri());
       linger(ex); // answered before the body arrived: let the client finish sending, then close
     } else {
+      log.debug("node={} {} {}: closing (write ok: {}, keep-alive: {}, input shut: {})", nodeId, ex.method(),
+          ex.request().uri(), success, ex.responseKeepAlive(), inputShutdown);
       ex.channel().close();
     }
   }
@@ -182,7 +185,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   }
 
   private void linger(HttpExchange ex) {
-    abortHandler(new IncompleteBodyException(ex.bodyBytes(), ex.declaredLength()));
+    abortHandler(ex, new IncompleteBodyException(ex.bodyBytes(), ex.declaredLength()));
     draining = true;
     held.forEach(ReferenceCountUtil::release);
     held.clear();
@@ -194,15 +197,15 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   }
 
   private void fail(HttpExchange ex, ApiException e) {
-    abortHandler(e);
+    abortHandler(ex, e);
     ex.sendError(e);
   }
 
-  private void abortHandler(Throwable cause) {
+  private void abortHandler(HttpExchange ex, Throwable cause) {
     if (handler != null && !handlerDone) {
       handlerDone = true;
       try {
-        handler.onAbort(current, cause);
+        handler.onAbort(ex, cause);
       } catch (Throwable t) {
         log.warn("node={} abort callback failed", nodeId, t);
       }
@@ -236,7 +239,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     if (current != null && !current.requestComplete()) {
-      abortHandler(new ClosedChannelException());
+      abortHandler(current, new ClosedChannelException());
     }
     held.forEach(ReferenceCountUtil::release);
     held.clear();
@@ -247,7 +250,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("node={} connection {} failed: {}", nodeId, ctx.channel().remoteAddress(), cause.toString());
     if (current != null && !current.requestComplete()) {
-      abortHandler(cause);
+      abortHandler(current, cause);
     }
     ctx.close().addListener(ChannelFutureListener.CLOSE);
   }

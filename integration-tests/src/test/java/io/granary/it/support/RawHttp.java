@@ -44,6 +44,45 @@ public final class RawHttp {
     }
   }
 
+  /**
+   * Sends {@code requests} (each a request line plus headers, without the blank line) one after another on ONE
+   * connection, reading each response fully before the next: what a keep-alive client does.
+   */
+  public static java.util.List<Response> sequential(String baseUrl, java.util.List<String> requests) throws IOException {
+    URI u = URI.create(baseUrl);
+    java.util.List<Response> out = new java.util.ArrayList<>();
+    try (Socket s = new Socket(u.getHost(), u.getPort())) {
+      s.setSoTimeout(30_000);
+      InputStream in = new java.io.BufferedInputStream(s.getInputStream());
+      for (String head : requests) {
+        s.getOutputStream().write((head + "\r\nHost: " + u.getHost() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        s.getOutputStream().flush();
+        out.add(readOne(in, head.startsWith("HEAD ")));
+      }
+    }
+    return out;
+  }
+
+  /** Reads one response delimited by Content-Length. */
+  private static Response readOne(InputStream in, boolean head) throws IOException {
+    StringBuilder headText = new StringBuilder();
+    while (!headText.toString().endsWith("\r\n\r\n")) {
+      int c = in.read();
+      if (c < 0) {
+        throw new IOException("connection closed after '" + headText + "'");
+      }
+      headText.append((char) c);
+    }
+    String[] lines = headText.toString().trim().split("\r\n");
+    Map<String, String> headers = new TreeMap<>();
+    for (int i = 1; i < lines.length; i++) {
+      int c = lines[i].indexOf(':');
+      headers.put(lines[i].substring(0, c).trim().toLowerCase(Locale.ROOT), lines[i].substring(c + 1).trim());
+    }
+    byte[] body = head ? new byte[0] : in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
+    return new Response(Integer.parseInt(lines[0].split(" ")[1]), headers, new String(body, StandardCharsets.UTF_8));
+  }
+
   private static Response read(InputStream in) throws IOException {
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     byte[] buf = new byte[8192];
