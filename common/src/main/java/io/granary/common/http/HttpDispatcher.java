@@ -140,7 +140,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     }
     if (last) {
       ex.markRequestComplete();
-      if (ex.responseDone()) {
+      if (ex.responseDone() && ex == current) { // an answer sent from onEnd may already have moved on
         next(ctx);
       } else if (!ex.responseStarted()) {
         ctx.channel().config().setAutoRead(false); // wait for the answer before reading more
