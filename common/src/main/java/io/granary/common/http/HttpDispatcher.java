@@ -102,17 +102,19 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       current.sendError(e);
       return;
     }
-    current = new HttpExchange(ctx, req, this, nodeId, path);
+    HttpExchange ex = new HttpExchange(ctx, req, this, nodeId, path);
+    current = ex;
     try {
-      handler = router.route(current);
-      handler.onRequest(current);
+      handler = router.route(ex);
+      handler.onRequest(ex);
     } catch (Throwable t) {
       abortHandler(t);
-      current.sendError(t);
+      ex.sendError(t);
       return;
     }
-    if (!current.responseStarted() && HttpUtil.is100ContinueExpected(req)) {
-      current.markContinueSent();
+    // Not `current`: an answer from onRequest to a bodiless request may already have moved on to the next one.
+    if (!ex.responseStarted() && HttpUtil.is100ContinueExpected(req)) {
+      ex.markContinueSent();
       ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
   }

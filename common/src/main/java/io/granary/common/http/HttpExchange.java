@@ -256,8 +256,9 @@ public final class HttpExchange {
     }
     responseStarted = true;
     // A response sent before the body arrived ends the connection: after an unanswered Expect the client
-    // sends no body, otherwise the rest of the body is drained and dropped (see HttpDispatcher).
-    responseKeepAlive = HttpUtil.isKeepAlive(request) && !forceClose && requestComplete;
+    // sends no body, otherwise the rest of the body is drained and dropped (see HttpDispatcher). A request without
+    // a body is complete once its head is here, even though the codec's empty last chunk has not been seen yet.
+    responseKeepAlive = HttpUtil.isKeepAlive(request) && !forceClose && (requestComplete || !hasBody());
     HttpUtil.setKeepAlive(response, responseKeepAlive);
     return true;
   }
