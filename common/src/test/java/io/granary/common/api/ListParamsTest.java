@@ -41,6 +41,20 @@ class ListParamsTest {
   }
 
   @Test
+  void parse_rawUtf8Values_areDecodedAsUtf8() {
+    // Sent unescaped, as curl does; Netty hands the request line over as ISO-8859-1 chars.
+    assertThat(parse("prefix=ü/&start-after=ü/😀")).isEqualTo(new ListParams("ü/", "ü/😀", ListParams.DEFAULT_LIMIT));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"prefix=%zz", "prefix=a%", "start-after=%4", "limit=%g1"})
+  void parse_malformedEscapeInQuery_isInvalidUri(String query) {
+    assertThatThrownBy(() -> parse(query))
+        .isInstanceOfSatisfying(BadRequestException.class,
+            e -> assertThat(e.code()).isEqualTo(BadRequestException.INVALID_URI));
+  }
+
+  @Test
   void parse_emptyValues_meanDefaults() {
     assertThat(parse("prefix=&start-after=&limit=&token=")).isEqualTo(new ListParams("", null, ListParams.DEFAULT_LIMIT));
   }
@@ -121,7 +135,7 @@ class ListParamsTest {
     EmbeddedChannel ch = new EmbeddedChannel(new HttpServerCodec(), new HttpDispatcher(ex -> handler, "n1"));
     try {
       String target = "/list" + (query.isEmpty() ? "" : "?" + query);
-      ch.writeInbound(Unpooled.copiedBuffer("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.US_ASCII));
+      ch.writeInbound(Unpooled.copiedBuffer("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.UTF_8));
       String status = firstLine(ch);
       if (error.get() != null) {
         assertThat(status).startsWith("HTTP/1.1 400");

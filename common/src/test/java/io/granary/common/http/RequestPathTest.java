@@ -74,8 +74,17 @@ class RequestPathTest {
   }
 
   @Test
+  void decode_rawUtf8WithoutAnyEscape_decodesAsUtf8() {
+    assertThat(RequestPath.decode("\u00c3\u00bc")).isEqualTo("ü");
+    String wire = new String("bkt/dir/ü😀.txt".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+    assertThat(RequestPath.of("/v1/objects/" + wire).decodedAfter("/v1/objects/")).isEqualTo("bkt/dir/ü😀.txt");
+  }
+
+  @Test
   void decode_rawInvalidUtf8AsIso88591Char_isInvalidUri() {
     assertInvalidUri("\u00ff%20");
+    assertInvalidUri("\u00ff");
+    assertInvalidUri("a\u00c3");
   }
 
   @Test
