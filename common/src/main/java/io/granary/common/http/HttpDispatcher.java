@@ -158,7 +158,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     ChannelHandlerContext ctx = ctxOf(ex);
     if (success && ex.responseKeepAlive() && !inputShutdown) {
       next(ctx);
-    } else if (success && !ex.requestComplete()
+    } else if (success && !ex.requestComplete() && ex.hasBody()
         && !(HttpUtil.is100ContinueExpected(ex.request()) && !ex.continueSent())) {
       linger(ex); // answered before the body arrived: let the client finish sending, then close
     } else {
