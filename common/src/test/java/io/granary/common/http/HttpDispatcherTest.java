@@ -102,6 +102,26 @@ class HttpDispatcherTest {
   }
 
   @Test
+  void get_connectionClose_answeredInOnRequest_closesAtOnce() {
+    send("GET /head/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    Resp r = single(responses());
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.header("connection")).isEqualToIgnoringCase("close");
+    // No body is coming, so there is nothing to linger for.
+    assertThat(ch.isOpen()).isFalse();
+    assertThat(handlers.get(0).events).containsExactly("request");
+  }
+
+  @Test
+  void http10Get_answered_closesAtOnce() {
+    send("GET /end/a HTTP/1.0\r\n\r\n");
+    Resp r = single(responses());
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.header("connection")).isEqualToIgnoringCase("close");
+    assertThat(ch.isOpen()).isFalse();
+  }
+
+  @Test
   void put_bodyInSeveralWrites_reachesHandlerInOrder() {
     send("PUT /end/o HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello");
     assertThat(responses()).isEmpty();
