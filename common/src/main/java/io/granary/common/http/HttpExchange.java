@@ -218,7 +218,9 @@ public final class HttpExchange {
     }
     FullHttpResponse r = errorResponse(e, nodeId, ctx.alloc());
     if (request.method().equals(HttpMethod.HEAD)) {
-      r = r.replace(Unpooled.EMPTY_BUFFER); // keep headers, drop body
+      FullHttpResponse head = r.replace(Unpooled.EMPTY_BUFFER); // keep headers, drop body
+      r.release(); // replace() does not release the JSON body it dropped
+      r = head;
     }
     respond(r);
   }
