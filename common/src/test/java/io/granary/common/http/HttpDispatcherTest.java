@@ -6,8 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.common.error.ConflictException;
 import io.granary.common.error.RouteNotFoundException;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledDirectByteBuf;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -36,6 +39,7 @@ import org.junit.jupiter.api.Test;
 class HttpDispatcherTest {
   private final List<Recorder> handlers = new ArrayList<>();
   private final List<ByteBuf> sent = new ArrayList<>();
+  private final TrackingAllocator alloc = new TrackingAllocator();
   private EmbeddedChannel ch;
 
   @BeforeEach
@@ -51,6 +55,7 @@ class HttpDispatcherTest {
     };
     ch = new EmbeddedChannel();
     ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+    ch.config().setAllocator(alloc);
     ch.pipeline()
         .addLast("http", new HttpServerCodec(HttpServer.MAX_INITIAL_LINE, HttpServer.MAX_HEADER_SIZE,
             HttpServer.MAX_CHUNK_SIZE))
@@ -63,6 +68,36 @@ class HttpDispatcherTest {
     // Every request byte the test wrote was consumed and released by the codec and the dispatcher.
     for (ByteBuf b : sent) {
       assertThat(b.refCnt()).as("inbound buffer released").isZero();
+    }
+    // Every buffer the pipeline allocated (decoder cumulation, responses, encoder output) was released.
+    assertThat(alloc.allocated).allSatisfy(b -> assertThat(b.refCnt()).as("allocated buffer released").isZero());
+  }
+
+  /** Hands out unpooled buffers and remembers them, so a test can check that all were released. */
+  static final class TrackingAllocator extends AbstractByteBufAllocator {
+    final List<ByteBuf> allocated = new ArrayList<>();
+
+    TrackingAllocator() {
+      super(false);
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+      ByteBuf b = new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
+      allocated.add(b);
+      return b;
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+      ByteBuf b = new UnpooledDirectByteBuf(this, initialCapacity, maxCapacity);
+      allocated.add(b);
+      return b;
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+      return false;
     }
   }
 
@@ -84,6 +119,7 @@ class HttpDispatcherTest {
     assertThat(ch.isOpen()).isTrue();
     assertThat(handlers).hasSize(2);
     assertThat(handlers.get(0).events).containsExactly("request", "content:0", "end");
+    assertThat(alloc.allocated).as("the pipeline allocates from the tracking allocator").isNotEmpty();
   }
 
   @Test
@@ -172,6 +208,18 @@ class HttpDispatcherTest {
     assertThat(json.get("message").asText()).isEqualTo("bucket 'ais://b' already exists");
     assertThat(json.get("node").asText()).isEqualTo("n1");
     assertThat(handlers.get(0).events).containsExactly("request", "abort:ConflictException");
+  }
+
+  @Test
+  void headRequestError_answersStatusWithoutBody() {
+    send("HEAD /throw/x HTTP/1.1\r\nHost: x\r\n\r\nGET /end/next HTTP/1.1\r\nHost: x\r\n\r\n");
+    String out = drain();
+    // A HEAD answer has headers only; the next response follows right after them.
+    assertThat(out).startsWith("HTTP/1.1 409 Conflict\r\n");
+    int next = out.indexOf("HTTP/1.1 200 OK\r\n");
+    assertThat(next).isPositive();
+    assertThat(out.substring(0, next)).endsWith("\r\n\r\n").doesNotContain("BucketAlreadyExists");
+    assertThat(parse(out.substring(next))).extracting(Resp::body).containsExactly("end:/end/next:0");
   }
 
   @Test
