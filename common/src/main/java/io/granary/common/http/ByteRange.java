@@ -75,7 +75,11 @@ public record ByteRange(long offset, long length, long size) {
         throw new BadRequestException("InvalidRange", "Range '" + abbreviate(header) + "' is not a valid byte range");
       }
     }
-    return Long.parseLong(s);
+    try {
+      return Long.parseLong(s);
+    } catch (NumberFormatException e) { // 19 digits above Long.MAX_VALUE
+      throw new BadRequestException("InvalidRange", "Range '" + abbreviate(header) + "' is not a valid byte range");
+    }
   }
 
   private static String abbreviate(String s) {

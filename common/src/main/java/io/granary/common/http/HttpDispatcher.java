@@ -156,7 +156,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     ChannelHandlerContext ctx = ctxOf(ex);
     if (success && ex.responseKeepAlive() && !inputShutdown) {
       next(ctx);
-    } else if (success && (ex.lingers() || !ex.requestComplete()
+    } else if (success && (ex.lingers() || !ex.requestComplete() && ex.hasBody()
         && !(HttpUtil.is100ContinueExpected(ex.request()) && !ex.continueSent()))) {
       log.debug("node={} {} {}: answered before the body ended; lingering close", nodeId, ex.method(), ex.request().uri());
       linger(ex); // answered before the body arrived: let the client finish sending, then close

@@ -3,6 +3,7 @@ package io.granary.common.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.clustermap.ClusterJson;
 import io.granary.common.error.ApiException;
+import io.granary.common.error.BadRequestException;
 import io.granary.common.error.ErrorResponse;
 import io.granary.common.error.InternalErrorException;
 import io.granary.common.error.RangeNotSatisfiableException;
@@ -28,6 +29,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -94,9 +96,17 @@ public final class HttpExchange {
 
   public Map<String, List<String>> queryParams() {
     if (query == null) {
-      query = path == null || path.rawQuery().isEmpty()
-          ? Map.of()
-          : new QueryStringDecoder(path.rawQuery(), false).parameters();
+      if (path == null || path.rawQuery().isEmpty()) {
+        query = Map.of();
+      } else {
+        // As in the path, raw (unescaped) UTF-8 arrives as ISO-8859-1 chars; escapes are UTF-8 too.
+        String raw = new String(path.rawQuery().getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
+        try {
+          query = new QueryStringDecoder(raw, false).parameters();
+        } catch (IllegalArgumentException e) { // malformed percent-escape
+          throw new BadRequestException(BadRequestException.INVALID_URI, "malformed query string: " + e.getMessage());
+        }
+      }
     }
     return query;
   }
@@ -209,7 +219,9 @@ public final class HttpExchange {
     }
     FullHttpResponse r = errorResponse(e, nodeId, ctx.alloc());
     if (request.method().equals(HttpMethod.HEAD)) {
-      r = r.replace(Unpooled.EMPTY_BUFFER); // keep headers, drop body
+      FullHttpResponse head = r.replace(Unpooled.EMPTY_BUFFER); // keep headers, drop body
+      r.release(); // replace() does not release the JSON body it dropped
+      r = head;
     }
     respond(r);
   }

@@ -45,8 +45,12 @@ public record RequestPath(String raw, String rawQuery) {
 
   /** Percent-decodes {@code s} as UTF-8, strictly. */
   public static String decode(String s) {
-    if (s.indexOf('%') < 0) {
-      return s;
+    int plain = 0;
+    while (plain < s.length() && s.charAt(plain) != '%' && s.charAt(plain) < 0x80) {
+      plain++;
+    }
+    if (plain == s.length()) {
+      return s; // plain ASCII; raw non-ASCII chars still need reading as UTF-8 below
     }
     ByteBuffer bytes = ByteBuffer.allocate(s.length() * 3);
     for (int i = 0; i < s.length(); i++) {

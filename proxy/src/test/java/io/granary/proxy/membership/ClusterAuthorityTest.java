@@ -1,0 +1,449 @@
+package io.granary.proxy.membership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.granary.clustermap.ClusterMap;
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeRole;
+import io.granary.clustermap.NodeState;
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.clustermap.bucket.Provider;
+import io.granary.common.control.ControlClient;
+import io.granary.common.error.BadRequestException;
+import io.granary.common.error.BucketNotFoundException;
+import io.granary.common.error.ConflictException;
+import io.granary.common.error.RouteNotFoundException;
+import io.granary.common.error.ServiceUnavailableException;
+import io.granary.common.membership.ClusterMetadata;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.membership.MetadataFiles;
+import io.granary.common.membership.NodeRegistration;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The authority with a real holder on disk and a real pusher. Joined nodes' URLs point at a closed port, so pushes
+ * fail and are retried in the background until the scheduler is shut down; the authority never waits for them.
+ */
+class ClusterAuthorityTest {
+  private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+  private static final Node SELF = new Node("p1", NodeRole.PROXY, "http://127.0.0.1:51080", NodeState.ACTIVE, 1);
+  private static final String DEAD_URL = "http://127.0.0.1:1";
+
+  @TempDir
+  Path dir;
+  private ScheduledExecutorService scheduler;
+  private ExecutorService httpExecutor;
+  private ClusterAuthority authority;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    scheduler = Executors.newSingleThreadScheduledExecutor();
+    httpExecutor = Executors.newFixedThreadPool(1);
+    authority = newAuthority();
+  }
+
+  @AfterEach
+  void tearDown() {
+    scheduler.shutdownNow();
+    httpExecutor.shutdownNow();
+  }
+
+  private ClusterAuthority newAuthority() throws IOException {
+    ClusterMetadataHolder holder = new ClusterMetadataHolder("p1", new MetadataFiles(List.of(dir)));
+    MetadataPusher pusher = new MetadataPusher("p1", new ControlClient(Duration.ofMillis(500), httpExecutor), scheduler);
+    return new ClusterAuthority(holder, pusher, Clock.fixed(NOW, ZoneOffset.UTC));
+  }
+
+  /** What a proxy restarting over the same directory would load. */
+  private ClusterMetadata persisted() throws IOException {
+    return new ClusterMetadataHolder("p1", new MetadataFiles(List.of(dir))).require().metadata();
+  }
+
+  private static NodeRegistration target(String id) {
+    return new NodeRegistration(id, NodeRole.TARGET, DEAD_URL + "/" + id, 0);
+  }
+
+  private ClusterMetadata bootstrapWithTargets(String... ids) {
+    ClusterMetadata md = authority.bootstrap(SELF);
+    for (String id : ids) {
+      md = authority.join(target(id));
+    }
+    return md;
+  }
+
+  private static NodeState state(ClusterMetadata md, String id) {
+    return md.map().node(id).orElseThrow().state();
+  }
+
+  private static void assertInvalidState(Runnable r) {
+    assertThatThrownBy(r::run).isInstanceOfSatisfying(ConflictException.class, e -> {
+      assertThat(e.code()).isEqualTo(ConflictException.INVALID_STATE);
+      assertThat(e.status().code()).isEqualTo(409);
+    });
+  }
+
+  // ---------------------------------------------------------------- bootstrap
+
+  @Test
+  void bootstrap_firstStart_createsVersion1WithSelfAsPrimary() throws IOException {
+    ClusterMetadata md = authority.bootstrap(SELF);
+
+    ClusterMap map = md.map();
+    assertThat(map.version()).isEqualTo(1);
+    assertThat(map.primary()).isEqualTo("p1");
+    assertThat(map.proxies()).containsOnlyKeys("p1");
+    assertThat(map.primaryNode()).isEqualTo(SELF);
+    assertThat(map.targets()).isEmpty();
+    assertThat(map.created()).isEqualTo(NOW);
+    assertThat(map.uuid()).isNotBlank();
+    assertThat(md.buckets().version()).isEqualTo(1);
+    assertThat(md.buckets().buckets()).isEmpty();
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void bootstrap_restart_resumesSameClusterWithoutNewVersion() throws IOException {
+    ClusterMetadata first = bootstrapWithTargets("t1");
+
+    ClusterMetadata resumed = newAuthority().bootstrap(SELF);
+
+    assertThat(resumed).isEqualTo(first);
+  }
+
+  @Test
+  void bootstrap_restartAtNewUrl_updatesOwnEntry() throws IOException {
+    ClusterMetadata first = bootstrapWithTargets("t1");
+
+    ClusterMetadata resumed = newAuthority().bootstrap(SELF.withUrl("http://10.0.0.9:51080"));
+
+    assertThat(resumed.map().uuid()).isEqualTo(first.map().uuid());
+    assertThat(resumed.map().version()).isEqualTo(first.map().version() + 1);
+    assertThat(resumed.map().primaryNode().url()).isEqualTo("http://10.0.0.9:51080");
+    assertThat(resumed.map().targets()).containsOnlyKeys("t1");
+    assertThat(persisted()).isEqualTo(resumed);
+  }
+
+  @Test
+  void bootstrap_persistedMapNamesAnotherPrimary_refusesToStart() throws IOException {
+    authority.bootstrap(SELF);
+    Node other = new Node("p2", NodeRole.PROXY, "http://127.0.0.1:51090", NodeState.ACTIVE, 1);
+
+    assertThatThrownBy(() -> newAuthority().bootstrap(other))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("p1");
+  }
+
+  @Test
+  void changes_beforeBootstrap_are503() {
+    assertThatThrownBy(() -> authority.join(target("t1"))).isInstanceOf(ServiceUnavailableException.class);
+    assertThatThrownBy(() -> authority.createBucket(Bucket.local("bkt"), ChecksumType.XXHASH64))
+        .isInstanceOf(ServiceUnavailableException.class);
+  }
+
+  // ---------------------------------------------------------------- join
+
+  @Test
+  void join_newTarget_addsItActiveAndBumpsVersion() throws IOException {
+    authority.bootstrap(SELF);
+
+    ClusterMetadata md = authority.join(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL + "/t1/", 2.5));
+
+    assertThat(md.map().version()).isEqualTo(2);
+    assertThat(md.map().targets().get("t1"))
+        .isEqualTo(new Node("t1", NodeRole.TARGET, DEAD_URL + "/t1", NodeState.ACTIVE, 2.5));
+    assertThat(md.buckets().version()).as("bucket metadata untouched").isEqualTo(1);
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void join_proxy_isAddedAsProxy() {
+    authority.bootstrap(SELF);
+    ClusterMetadata md = authority.join(new NodeRegistration("p2", NodeRole.PROXY, DEAD_URL, 0));
+    assertThat(md.map().proxies()).containsOnlyKeys("p1", "p2");
+    assertThat(md.map().primary()).isEqualTo("p1");
+  }
+
+  @Test
+  void join_sameRegistrationAgain_isNoOp() throws IOException {
+    ClusterMetadata md = bootstrapWithTargets("t1");
+
+    ClusterMetadata again = authority.join(target("t1"));
+
+    assertThat(again).isEqualTo(md);
+    assertThat(again.map().version()).isEqualTo(2);
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void join_newUrl_refreshesNode() throws IOException {
+    bootstrapWithTargets("t1");
+    ClusterMetadata md = authority.join(new NodeRegistration("t1", NodeRole.TARGET, "http://127.0.0.1:2", 0));
+    assertThat(md.map().version()).isEqualTo(3);
+    assertThat(md.map().targets().get("t1").url()).isEqualTo("http://127.0.0.1:2");
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void join_withoutWeight_keepsPreviousWeight() {
+    authority.bootstrap(SELF);
+    authority.join(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL, 3));
+    ClusterMetadata md = authority.join(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL, 0));
+    assertThat(md.map().targets().get("t1").weight()).isEqualTo(3);
+    assertThat(md.map().version()).as("nothing changed").isEqualTo(2);
+  }
+
+  @Test
+  void join_afterOffline_makesNodeActiveAgain() throws IOException {
+    bootstrapWithTargets("t1");
+    authority.healthChanged("t1", false);
+    assertThat(state(persisted(), "t1")).isEqualTo(NodeState.OFFLINE);
+
+    ClusterMetadata md = authority.join(target("t1"));
+
+    assertThat(state(md, "t1")).isEqualTo(NodeState.ACTIVE);
+    assertThat(md.map().version()).isEqualTo(4);
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void join_inMaintenance_staysInMaintenance() {
+    bootstrapWithTargets("t1");
+    authority.setState("t1", NodeState.MAINTENANCE);
+    ClusterMetadata md = authority.join(target("t1"));
+    assertThat(state(md, "t1")).isEqualTo(NodeState.MAINTENANCE);
+  }
+
+  @Test
+  void join_decommissionedNode_isRefused() throws IOException {
+    bootstrapWithTargets("t1");
+    ClusterMetadata md = authority.setState("t1", NodeState.DECOMMISSIONED);
+
+    assertInvalidState(() -> authority.join(target("t1")));
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void join_sameIdOtherRole_isRefused() {
+    bootstrapWithTargets("t1");
+    assertInvalidState(() -> authority.join(new NodeRegistration("t1", NodeRole.PROXY, DEAD_URL, 0)));
+    assertInvalidState(() -> authority.join(new NodeRegistration("p1", NodeRole.TARGET, DEAD_URL, 0)));
+  }
+
+  @Test
+  void join_invalidRegistration_isBadRequest() {
+    authority.bootstrap(SELF);
+    for (NodeRegistration bad : List.of(
+        new NodeRegistration("bad id!", NodeRole.TARGET, DEAD_URL, 0),
+        new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL, -1),
+        new NodeRegistration(null, NodeRole.TARGET, DEAD_URL, 0),
+        new NodeRegistration("t1", null, DEAD_URL, 0),
+        new NodeRegistration("t1", NodeRole.TARGET, null, 0))) {
+      assertThatThrownBy(() -> authority.join(bad))
+          .as("%s", bad)
+          .isInstanceOfSatisfying(BadRequestException.class,
+              e -> assertThat(e.code()).isEqualTo(BadRequestException.INVALID_ARGUMENT));
+    }
+  }
+
+  // ---------------------------------------------------------------- health
+
+  @Test
+  void healthChanged_unhealthyActive_goesOfflineAndBack() throws IOException {
+    bootstrapWithTargets("t1");
+
+    authority.healthChanged("t1", false);
+    ClusterMetadata offline = persisted();
+    assertThat(state(offline, "t1")).isEqualTo(NodeState.OFFLINE);
+    assertThat(offline.map().version()).isEqualTo(3);
+    assertThat(offline.map().placement().owner(12345).orElseThrow().id()).as("keeps its HRW place").isEqualTo("t1");
+
+    authority.healthChanged("t1", false);
+    assertThat(persisted().map().version()).as("already offline: no new version").isEqualTo(3);
+
+    authority.healthChanged("t1", true);
+    assertThat(state(persisted(), "t1")).isEqualTo(NodeState.ACTIVE);
+    assertThat(persisted().map().version()).isEqualTo(4);
+  }
+
+  @Test
+  void healthChanged_onlyMovesBetweenActiveAndOffline() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    authority.setState("t1", NodeState.MAINTENANCE);
+    authority.setState("t2", NodeState.DECOMMISSIONED);
+    long version = persisted().map().version();
+
+    authority.healthChanged("t1", false);
+    authority.healthChanged("t2", true);
+    authority.healthChanged("t2", false);
+    authority.healthChanged("unknown", false);
+    authority.healthChanged("t1", true);
+
+    assertThat(persisted().map().version()).isEqualTo(version);
+    assertThat(state(persisted(), "t1")).isEqualTo(NodeState.MAINTENANCE);
+    assertThat(state(persisted(), "t2")).isEqualTo(NodeState.DECOMMISSIONED);
+  }
+
+  // ---------------------------------------------------------------- operator states
+
+  @Test
+  void setState_maintenanceActiveDecommissioned_transitions() throws IOException {
+    bootstrapWithTargets("t1");
+
+    ClusterMetadata m = authority.setState("t1", NodeState.MAINTENANCE);
+    assertThat(state(m, "t1")).isEqualTo(NodeState.MAINTENANCE);
+    assertThat(m.map().version()).isEqualTo(3);
+    assertThat(m.map().placement().owner(1)).as("out of placement").isEmpty();
+    assertThat(persisted()).isEqualTo(m);
+
+    ClusterMetadata a = authority.setState("t1", NodeState.ACTIVE);
+    assertThat(state(a, "t1")).isEqualTo(NodeState.ACTIVE);
+    assertThat(a.map().version()).isEqualTo(4);
+    assertThat(persisted()).isEqualTo(a);
+
+    ClusterMetadata d = authority.setState("t1", NodeState.DECOMMISSIONED);
+    assertThat(state(d, "t1")).isEqualTo(NodeState.DECOMMISSIONED);
+    assertThat(d.map().version()).isEqualTo(5);
+    assertThat(persisted()).isEqualTo(d);
+  }
+
+  @Test
+  void setState_sameState_isNoOp() throws IOException {
+    ClusterMetadata md = bootstrapWithTargets("t1");
+    assertThat(authority.setState("t1", NodeState.ACTIVE)).isEqualTo(md);
+    assertThat(persisted().map().version()).isEqualTo(2);
+  }
+
+  @Test
+  void setState_offlineNodeToMaintenanceOrDecommissioned_isAllowed() {
+    bootstrapWithTargets("t1", "t2");
+    authority.healthChanged("t1", false);
+    authority.healthChanged("t2", false);
+    assertThat(state(authority.setState("t1", NodeState.MAINTENANCE), "t1")).isEqualTo(NodeState.MAINTENANCE);
+    assertThat(state(authority.setState("t2", NodeState.DECOMMISSIONED), "t2")).isEqualTo(NodeState.DECOMMISSIONED);
+  }
+
+  @Test
+  void setState_forbiddenTransitions_areInvalidNodeState() throws IOException {
+    bootstrapWithTargets("t1", "t2", "t3");
+    authority.healthChanged("t2", false);
+    authority.setState("t3", NodeState.DECOMMISSIONED);
+    ClusterMetadata before = persisted();
+
+    assertInvalidState(() -> authority.setState("t1", NodeState.OFFLINE)); // offline is for health checks
+    assertInvalidState(() -> authority.setState("p1", NodeState.MAINTENANCE)); // the primary
+    assertInvalidState(() -> authority.setState("p1", NodeState.ACTIVE));
+    assertInvalidState(() -> authority.setState("t2", NodeState.ACTIVE)); // offline -> active only by health
+    for (NodeState s : NodeState.values()) {
+      assertInvalidState(() -> authority.setState("t3", s)); // nothing after decommissioned
+    }
+
+    assertThat(persisted()).isEqualTo(before);
+  }
+
+  @Test
+  void setState_unknownNode_is404() {
+    authority.bootstrap(SELF);
+    assertThatThrownBy(() -> authority.setState("nope", NodeState.MAINTENANCE))
+        .isInstanceOf(RouteNotFoundException.class);
+  }
+
+  // ---------------------------------------------------------------- buckets
+
+  @Test
+  void createBucket_addsPropsAndBumpsBucketVersion() throws IOException {
+    authority.bootstrap(SELF);
+
+    ClusterMetadata md = authority.createBucket(Bucket.local("bkt"), ChecksumType.MD5);
+
+    BucketProps p = md.buckets().get(Bucket.local("bkt")).orElseThrow();
+    assertThat(p.checksum()).isEqualTo(ChecksumType.MD5);
+    assertThat(p.created()).isEqualTo(NOW);
+    assertThat(p.id()).matches("[0-9a-f]{12}");
+    assertThat(md.buckets().version()).isEqualTo(2);
+    assertThat(md.map().version()).as("map untouched").isEqualTo(1);
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void createBucket_twice_isBucketAlreadyExists() throws IOException {
+    authority.bootstrap(SELF);
+    ClusterMetadata md = authority.createBucket(Bucket.local("bkt"), ChecksumType.XXHASH64);
+
+    assertThatThrownBy(() -> authority.createBucket(Bucket.local("bkt"), ChecksumType.MD5))
+        .isInstanceOfSatisfying(ConflictException.class, e -> {
+          assertThat(e.code()).isEqualTo(ConflictException.BUCKET_EXISTS);
+          assertThat(e.status().code()).isEqualTo(409);
+        });
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void createBucket_sameNameOtherProvider_isAnotherBucket() {
+    authority.bootstrap(SELF);
+    authority.createBucket(Bucket.local("bkt"), ChecksumType.XXHASH64);
+    ClusterMetadata md = authority.createBucket(new Bucket(Provider.AWS, "bkt"), ChecksumType.XXHASH64);
+    assertThat(md.buckets().buckets()).hasSize(2);
+  }
+
+  @Test
+  void deleteBucket_removesIt_andRecreateGetsNewId() throws IOException {
+    authority.bootstrap(SELF);
+    String firstId = authority.createBucket(Bucket.local("bkt"), ChecksumType.XXHASH64)
+        .buckets().get(Bucket.local("bkt")).orElseThrow().id();
+
+    ClusterMetadata md = authority.deleteBucket(Bucket.local("bkt"));
+    assertThat(md.buckets().get(Bucket.local("bkt"))).isEmpty();
+    assertThat(md.buckets().version()).isEqualTo(3);
+    assertThat(persisted()).isEqualTo(md);
+
+    ClusterMetadata again = authority.createBucket(Bucket.local("bkt"), ChecksumType.XXHASH64);
+    assertThat(again.buckets().get(Bucket.local("bkt")).orElseThrow().id()).isNotEqualTo(firstId);
+  }
+
+  @Test
+  void deleteBucket_unknown_isBucketNotFound() throws IOException {
+    ClusterMetadata md = authority.bootstrap(SELF);
+    assertThatThrownBy(() -> authority.deleteBucket(Bucket.local("nope")))
+        .isInstanceOfSatisfying(BucketNotFoundException.class, e -> {
+          assertThat(e.code()).isEqualTo("BucketNotFound");
+          assertThat(e.status().code()).isEqualTo(404);
+        });
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void everyChange_survivesRestartOfThePrimary() throws IOException {
+    authority.bootstrap(SELF);
+    authority.join(target("t1"));
+    authority.join(target("t2"));
+    authority.healthChanged("t2", false);
+    authority.setState("t1", NodeState.MAINTENANCE);
+    ClusterMetadata last = authority.createBucket(Bucket.local("bkt"), ChecksumType.CRC32C);
+
+    ClusterAuthority restarted = newAuthority();
+    ClusterMetadata resumed = restarted.bootstrap(SELF);
+
+    assertThat(resumed).isEqualTo(last);
+    assertThat(state(resumed, "t1")).isEqualTo(NodeState.MAINTENANCE);
+    assertThat(state(resumed, "t2")).isEqualTo(NodeState.OFFLINE);
+    assertThat(resumed.buckets().get(Bucket.local("bkt")).orElseThrow().checksum()).isEqualTo(ChecksumType.CRC32C);
+    assertThatThrownBy(() -> restarted.createBucket(Bucket.local("bkt"), ChecksumType.XXHASH64))
+        .isInstanceOf(ConflictException.class);
+  }
+}
