@@ -7,6 +7,8 @@ package io.granary.clustermap.bucket;
  * "..", no IP-address form. Underscores are also accepted because GCS bucket names may contain them.
  */
 public final class BucketName {
+  private static final java.util.regex.Pattern IP_ADDRESS = java.util.regex.Pattern.compile("\\d+\\.\\d+\\.\\d+\\.\\d+");
+
   private BucketName() {}
 
   /** Returns {@code name} when valid, else throws {@link InvalidNameException} saying what is wrong. */
@@ -39,7 +41,7 @@ public final class BucketName {
     if (name.contains("..")) {
       return "must not contain '..'";
     }
-    if (name.matches("\\d+\\.\\d+\\.\\d+\\.\\d+")) {
+    if (IP_ADDRESS.matcher(name).matches()) {
       return "must not look like an IP address";
     }
     return null;

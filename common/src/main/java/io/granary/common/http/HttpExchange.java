@@ -15,6 +15,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -198,13 +199,24 @@ public final class HttpExchange {
         closeQuietly(file);
         return;
       }
-      ctx.write(head);
-      if (request.method().equals(HttpMethod.HEAD) || length == 0) {
-        closeQuietly(file);
-      } else {
-        ctx.write(new DefaultFileRegion(file, offset, length));
+      boolean body = !request.method().equals(HttpMethod.HEAD) && length > 0;
+      // Cork (as nginx's tcp_nopush does) so headers and file leave in full segments; uncork once all is written.
+      boolean cork = body && ctx.channel() instanceof EpollSocketChannel;
+      if (cork) {
+        ((EpollSocketChannel) ctx.channel()).config().setTcpCork(true);
       }
-      ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(f -> finished(f.isSuccess(), f.cause()));
+      ctx.write(head);
+      if (body) {
+        ctx.write(new DefaultFileRegion(file, offset, length));
+      } else {
+        closeQuietly(file);
+      }
+      ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(f -> {
+        if (cork && ctx.channel().isOpen()) {
+          ((EpollSocketChannel) ctx.channel()).config().setTcpCork(false);
+        }
+        finished(f.isSuccess(), f.cause());
+      });
     });
   }
 

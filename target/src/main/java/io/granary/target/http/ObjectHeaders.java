@@ -5,9 +5,8 @@ import io.granary.target.meta.ObjectMeta;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
+import io.netty.handler.codec.DateFormatter;
+import java.util.Date;
 
 /** The headers that describe a stored object in GET, HEAD and PUT responses. */
 final class ObjectHeaders {
@@ -17,8 +16,7 @@ final class ObjectHeaders {
     h.set(HttpHeaderNames.ETAG, "\"" + meta.checksum() + "\"");
     h.set(GranaryHeaders.CHECKSUM_TYPE, meta.checksumType().wireName());
     h.set(GranaryHeaders.CHECKSUM_VALUE, meta.checksum());
-    h.set(HttpHeaderNames.LAST_MODIFIED,
-        DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.ofEpochMilli(meta.mtime()).atOffset(ZoneOffset.UTC)));
+    h.set(HttpHeaderNames.LAST_MODIFIED, DateFormatter.format(new Date(meta.mtime())));
   }
 
   static void setBodyHeaders(HttpHeaders h) {

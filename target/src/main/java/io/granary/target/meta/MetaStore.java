@@ -23,8 +23,9 @@ import org.rocksdb.WriteOptions;
 
 /**
  * Object metadata of one mountpath in RocksDB. Column family {@code objects} maps
- * {@code provider/bucket/bucketId/objectName} to {@link ObjectMeta}; {@code pending} maps a work-file name to its
- * {@link CommitIntent}. Keys are UTF-8, so a prefix scan returns names in the byte order S3 listings use.
+ * {@code provider/bucket/bucketId/objectName} to {@link ObjectMeta} (in {@link ObjectMetaCodec}'s form);
+ * {@code pending} maps a work-file name to its {@link CommitIntent} (JSON; intents are rare). Keys are UTF-8,
+ * so a prefix scan returns names in the byte order S3 listings use.
  *
  * <p>Thread-safe. Calls block on disk and run off the event loop, except {@link #get}, which reads the memtable
  * and block cache and is cheap enough for the GET path.
@@ -85,7 +86,7 @@ public final class MetaStore implements AutoCloseable {
   public ObjectMeta get(String key) throws IOException {
     try {
       byte[] v = db.get(objects, bytes(key));
-      return v == null ? null : JSON.readValue(v, ObjectMeta.class);
+      return v == null ? null : ObjectMetaCodec.decode(v);
     } catch (RocksDBException e) {
       throw new IOException("Error in RocksDB get of " + key + " in " + dir, e);
     }
@@ -106,7 +107,7 @@ public final class MetaStore implements AutoCloseable {
    */
   public void completeIntent(CommitIntent intent) throws IOException {
     try (WriteBatch batch = new WriteBatch()) {
-      batch.put(objects, bytes(intent.key()), JSON.writeValueAsBytes(intent.meta()));
+      batch.put(objects, bytes(intent.key()), ObjectMetaCodec.encode(intent.meta()));
       batch.delete(pending, bytes(intent.workFile()));
       db.write(unsynced, batch);
     } catch (RocksDBException e) {
@@ -173,7 +174,7 @@ public final class MetaStore implements AutoCloseable {
         if (fromAfter && Arrays.equals(k, after)) {
           continue;
         }
-        if (!visitor.test(new String(k, StandardCharsets.UTF_8), JSON.readValue(it.value(), ObjectMeta.class))) {
+        if (!visitor.test(new String(k, StandardCharsets.UTF_8), ObjectMetaCodec.decode(it.value()))) {
           break;
         }
       }

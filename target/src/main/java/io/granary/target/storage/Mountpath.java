@@ -27,12 +27,14 @@ import java.nio.file.StandardOpenOption;
  */
 public final class Mountpath implements AutoCloseable {
   private final Path root;
+  private final Path objectsDir;
   private final FileChannel lockChannel;
   private final FileLock lock;
   private final MetaStore meta;
 
   private Mountpath(Path root, FileChannel lockChannel, FileLock lock, MetaStore meta) {
     this.root = root;
+    this.objectsDir = root.resolve("objects");
     this.lockChannel = lockChannel;
     this.lock = lock;
     this.meta = meta;
@@ -84,7 +86,7 @@ public final class Mountpath implements AutoCloseable {
   }
 
   public Path objectsDir() {
-    return root.resolve("objects");
+    return objectsDir;
   }
 
   public Path workDir() {

@@ -96,7 +96,9 @@ public final class ObjectStore implements AutoCloseable {
     Mountpath mp = hrw.pick(digest);
     byte[] h = SHA256.get().digest(name.getBytes(StandardCharsets.UTF_8));
     String hex = HexFormat.of().formatHex(h);
-    Path file = bucketDir(mp, bucket).resolve(hex.substring(0, 2)).resolve(hex);
+    // One Path.of of a built string: this runs on every request, and each resolve() re-normalizes.
+    Path file = Path.of(mp.objectsDir().toString(), bucket.bucket().provider().wireName(), bucket.bucket().name(),
+        bucket.id(), hex.substring(0, 2), hex);
     return new ObjectLocation(bucket, name, digest, mp, bucketPrefix(bucket) + name, file);
   }
 
