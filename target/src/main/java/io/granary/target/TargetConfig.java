@@ -29,6 +29,9 @@ public record TargetConfig(String id, String host, int port, String publicUrl, L
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(primaryUrl, "primaryUrl");
     mountpaths = List.copyOf(mountpaths);
+    if (!(weight > 0) || Double.isInfinite(weight)) {
+      throw new IllegalArgumentException("--weight must be a positive number, got " + weight);
+    }
     if (mountpaths.isEmpty()) {
       throw new IllegalArgumentException("a target needs at least one mountpath");
     }

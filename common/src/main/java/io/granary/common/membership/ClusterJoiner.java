@@ -71,9 +71,10 @@ public final class ClusterJoiner implements AutoCloseable {
           return;
         }
         Throwable cause = ControlClient.cause(err);
-        if (cause instanceof ControlClient.RemoteCallException rce
-            && ConflictException.CLUSTER_MISMATCH.equals(rce.error().code())) {
-          fatal(rce.error().message());
+        if (cause instanceof ControlClient.RemoteCallException rce && rce.status() >= 400 && rce.status() < 500
+            && rce.status() != 404 && rce.status() != 408) {
+          // Another cluster, a decommissioned id, an invalid registration: retrying cannot fix it.
+          fatal("the primary refused registration: " + rce.error().code() + ": " + rce.error().message());
           return;
         }
         retry(cause);
