@@ -2,11 +2,13 @@ package io.granary.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,7 +29,7 @@ public final class ClusterCommand {
       HttpClient c = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       try {
         return c.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-      } catch (java.net.ConnectException e) {
+      } catch (ConnectException e) {
         throw new IllegalStateException("cannot reach " + url + " (is the cluster running?)");
       }
     }
@@ -85,7 +87,7 @@ public final class ClusterCommand {
 
     @Override
     public Integer call() throws Exception {
-      String body = ClusterJson.mapper().writeValueAsString(java.util.Map.of("state", state));
+      String body = ClusterJson.mapper().writeValueAsString(Map.of("state", state));
       Endpoint.check(endpoint.send(HttpRequest.newBuilder(URI.create(endpoint.url + "/v1/cluster/nodes/" + node))
           .PUT(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")));
       System.out.println(node + " is now " + state);

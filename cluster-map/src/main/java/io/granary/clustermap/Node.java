@@ -1,6 +1,7 @@
 package io.granary.clustermap;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.security.SecureRandom;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -44,7 +45,7 @@ public record Node(String id, NodeRole role, String url, NodeState state, double
 
   /** A new random id: {@code prefix} and 8 lowercase letters or digits (prefix "t" for targets, "p" for proxies). */
   public static String randomId(String prefix) {
-    java.security.SecureRandom r = new java.security.SecureRandom();
+    SecureRandom r = new SecureRandom();
     StringBuilder sb = new StringBuilder(prefix);
     for (int i = 0; i < 8; i++) {
       sb.append("abcdefghijklmnopqrstuvwxyz0123456789".charAt(r.nextInt(36)));

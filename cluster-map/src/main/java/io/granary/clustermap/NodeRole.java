@@ -1,6 +1,7 @@
 package io.granary.clustermap;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
 
 /** What a node does: a proxy routes and holds no objects; a target stores objects. */
 public enum NodeRole {
@@ -9,6 +10,6 @@ public enum NodeRole {
 
   @JsonValue
   public String wireName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

@@ -1,5 +1,6 @@
 package io.granary.clustermap;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
@@ -41,7 +42,7 @@ public enum NodeState {
         "unknown node state '" + s + "': expected one of active, offline, maintenance, decommissioned");
   }
 
-  @com.fasterxml.jackson.annotation.JsonCreator
+  @JsonCreator
   static NodeState fromJson(String s) {
     return parse(s);
   }

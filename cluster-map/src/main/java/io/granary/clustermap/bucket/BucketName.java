@@ -1,5 +1,7 @@
 package io.granary.clustermap.bucket;
 
+import java.util.regex.Pattern;
+
 /**
  * Bucket name rules: those of S3, so that every bucket is reachable through the S3 API too.
  *
@@ -7,7 +9,7 @@ package io.granary.clustermap.bucket;
  * "..", no IP-address form. Underscores are also accepted because GCS bucket names may contain them.
  */
 public final class BucketName {
-  private static final java.util.regex.Pattern IP_ADDRESS = java.util.regex.Pattern.compile("\\d+\\.\\d+\\.\\d+\\.\\d+");
+  private static final Pattern IP_ADDRESS = Pattern.compile("\\d+\\.\\d+\\.\\d+\\.\\d+");
 
   private BucketName() {}
 

@@ -2,6 +2,7 @@ package io.granary.clustermap.bucket;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
 
 /** Where a bucket's objects come from: Granary itself, or a remote cloud bucket it caches. */
 public enum Provider {
@@ -35,7 +36,7 @@ public enum Provider {
   @JsonCreator
   public static Provider parse(String s) {
     if (s != null) {
-      switch (s.toLowerCase(java.util.Locale.ROOT)) {
+      switch (s.toLowerCase(Locale.ROOT)) {
         case "ais", "local", "" -> {
           return AIS;
         }

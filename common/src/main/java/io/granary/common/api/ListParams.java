@@ -4,6 +4,7 @@ import io.granary.clustermap.bucket.NameOrder;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.http.HttpExchange;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 
 /**
@@ -57,7 +58,7 @@ public record ListParams(String prefix, String startAfter, int limit) {
     try {
       byte[] raw = Base64.getUrlDecoder().decode(token);
       String s = new String(raw, StandardCharsets.UTF_8);
-      if (!java.util.Arrays.equals(s.getBytes(StandardCharsets.UTF_8), raw)) {
+      if (!Arrays.equals(s.getBytes(StandardCharsets.UTF_8), raw)) {
         throw new IllegalArgumentException("not UTF-8");
       }
       return s;

@@ -29,6 +29,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -156,7 +157,7 @@ public final class HttpExchange {
   public void sendJson(HttpResponseStatus status, Object body) {
     ByteBuf buf = ctx.alloc().buffer(256);
     try (ByteBufOutputStream out = new ByteBufOutputStream(buf)) {
-      JSON.writeValue((java.io.OutputStream) out, body);
+      JSON.writeValue((OutputStream) out, body);
     } catch (IOException e) {
       buf.release();
       sendError(new InternalErrorException("encoding JSON response failed", e));
@@ -242,7 +243,7 @@ public final class HttpExchange {
   public static FullHttpResponse errorResponse(ApiException e, String nodeId, io.netty.buffer.ByteBufAllocator alloc) {
     ByteBuf buf = alloc.buffer(128);
     try (ByteBufOutputStream out = new ByteBufOutputStream(buf)) {
-      JSON.writeValue((java.io.OutputStream) out, new ErrorResponse(e.code(), e.getMessage(), nodeId));
+      JSON.writeValue((OutputStream) out, new ErrorResponse(e.code(), e.getMessage(), nodeId));
     } catch (IOException impossible) {
       throw new IllegalStateException(impossible);
     }

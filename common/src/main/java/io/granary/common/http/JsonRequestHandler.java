@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.handler.codec.http.HttpContent;
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
  * A handler for small admin requests whose body, if any, is JSON: it collects the body (at most
@@ -50,7 +51,7 @@ public abstract class JsonRequestHandler implements RequestHandler {
     try {
       if (body != null && body.isReadable()) {
         try (ByteBufInputStream in = new ByteBufInputStream(body)) {
-          json = ClusterJson.mapper().readTree((java.io.InputStream) in);
+          json = ClusterJson.mapper().readTree((InputStream) in);
         } catch (JacksonException e) {
           throw new BadRequestException(BadRequestException.MALFORMED_JSON,
               "request body is not valid JSON: " + e.getOriginalMessage());

@@ -2,8 +2,12 @@ package io.granary.common.membership;
 
 import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.TargetPlacement;
+import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketMetadata;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.ConflictException;
+import io.granary.common.error.ServiceUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -59,8 +63,7 @@ public final class ClusterMetadataHolder {
   public Snapshot require() {
     Snapshot s = current;
     if (s == null) {
-      throw new io.granary.common.error.ServiceUnavailableException(
-          io.granary.common.error.ServiceUnavailableException.NO_TARGETS,
+      throw new ServiceUnavailableException(ServiceUnavailableException.NO_TARGETS,
           "node " + nodeId + " has not joined a cluster yet", 2);
     }
     return s;
@@ -120,13 +123,13 @@ public final class ClusterMetadataHolder {
   }
 
   /** The bucket's current properties; 404 {@code BucketNotFound} when it does not exist. */
-  public io.granary.clustermap.bucket.BucketProps requireBucket(io.granary.clustermap.bucket.Bucket bucket) {
+  public BucketProps requireBucket(Bucket bucket) {
     Snapshot s = current;
     if (s == null) {
-      throw new io.granary.common.error.BucketNotFoundException(bucket.toString());
+      throw new BucketNotFoundException(bucket.toString());
     }
     return s.buckets().get(bucket)
-        .orElseThrow(() -> new io.granary.common.error.BucketNotFoundException(bucket.toString()));
+        .orElseThrow(() -> new BucketNotFoundException(bucket.toString()));
   }
 
   public String nodeId() {

@@ -1,6 +1,7 @@
 package io.granary.common.membership;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.common.control.ControlClient;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
@@ -30,7 +31,7 @@ public final class MetasyncHandler extends JsonRequestHandler {
     ClusterMetadata md = convert(body, ClusterMetadata.class);
     pool.submit(() -> holder.apply(md)).whenComplete((changed, err) -> {
       if (err != null) {
-        ex.sendError(io.granary.common.control.ControlClient.cause(err));
+        ex.sendError(ControlClient.cause(err));
       } else {
         ClusterMetadataHolder.Snapshot s = holder.require();
         ex.sendJson(HttpResponseStatus.OK,

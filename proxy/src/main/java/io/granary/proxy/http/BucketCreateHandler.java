@@ -3,6 +3,7 @@ package io.granary.proxy.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.clustermap.bucket.Provider;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.error.BadRequestException;
@@ -37,7 +38,7 @@ final class BucketCreateHandler extends JsonRequestHandler {
   @Override
   protected void handle(HttpExchange ex, JsonNode body) {
     Bucket bucket = ObjectAddress.bucket(ex.path().decodedAfter(ApiPaths.BUCKETS_SLASH), ex.queryParam("provider"));
-    if (bucket.provider() != io.granary.clustermap.bucket.Provider.AIS) {
+    if (bucket.provider() != Provider.AIS) {
       throw BadRequestException.invalidArgument("only local (ais) buckets can be created; remote buckets are registered");
     }
     ChecksumType checksum = checksumOf(body);

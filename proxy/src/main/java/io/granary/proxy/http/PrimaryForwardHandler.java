@@ -1,5 +1,7 @@
 package io.granary.proxy.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.ClusterJson;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.http.HttpExchange;
@@ -26,8 +28,8 @@ final class PrimaryForwardHandler extends JsonRequestHandler {
   }
 
   @Override
-  protected void handle(HttpExchange ex, com.fasterxml.jackson.databind.JsonNode body) throws Exception {
-    byte[] bytes = body == null ? null : io.granary.clustermap.ClusterJson.mapper().writeValueAsBytes(body);
+  protected void handle(HttpExchange ex, JsonNode body) throws Exception {
+    byte[] bytes = body == null ? null : ClusterJson.mapper().writeValueAsBytes(body);
     client.forward(ex.method().name(), primaryUrl + ex.request().uri(), bytes, "application/json")
         .whenComplete((resp, err) -> {
           if (err != null) {

@@ -1,6 +1,7 @@
 package io.granary.proxy.http;
 
 import io.granary.common.api.ApiPaths;
+import io.granary.common.api.ObjectAddress;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ConflictException;
 import io.granary.common.error.MethodNotAllowedException;
@@ -78,7 +79,7 @@ public final class ProxyRouter implements Router {
         return new ObjectListHandler(cluster, lister);
       } else if (m.equals(HttpMethod.HEAD)) {
         return exchange -> {
-          cluster.requireBucket(io.granary.common.api.ObjectAddress.bucket(
+          cluster.requireBucket(ObjectAddress.bucket(
               exchange.path().decodedAfter(ApiPaths.BUCKETS_SLASH), exchange.queryParam("provider")));
           exchange.sendHead(HttpResponseStatus.OK, null);
         };

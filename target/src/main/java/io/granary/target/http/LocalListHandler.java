@@ -1,8 +1,10 @@
 package io.granary.target.http;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.api.ApiPaths;
 import io.granary.common.api.ListParams;
 import io.granary.common.api.ObjectAddress;
+import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
@@ -30,12 +32,12 @@ final class LocalListHandler implements RequestHandler {
 
   @Override
   public void onRequest(HttpExchange ex) {
-    String name = ex.path().decodedAfter(io.granary.common.api.ApiPaths.BUCKETS_SLASH);
+    String name = ex.path().decodedAfter(ApiPaths.BUCKETS_SLASH);
     BucketProps bucket = cluster.requireBucket(ObjectAddress.bucket(name, ex.queryParam("provider")));
     ListParams p = ListParams.parse(ex);
     disk.submit(() -> store.list(bucket, p.prefix(), p.startAfter(), p.limit() + 1)).whenComplete((entries, err) -> {
       if (err != null) {
-        ex.sendError(StorageErrors.of("listing " + bucket.bucket(), io.granary.common.control.ControlClient.cause(err)));
+        ex.sendError(StorageErrors.of("listing " + bucket.bucket(), ControlClient.cause(err)));
         return;
       }
       boolean more = entries.size() > p.limit();

@@ -2,6 +2,7 @@ package io.granary.target.http;
 
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.common.api.ObjectAddress;
+import io.granary.common.control.ControlClient;
 import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
@@ -28,7 +29,7 @@ final class ObjectDeleteHandler implements RequestHandler {
     BucketProps bucket = cluster.requireBucket(addr.bucket());
     disk.submit(() -> store.delete(bucket, addr.name())).whenComplete((deleted, err) -> {
       if (err != null) {
-        ex.sendError(StorageErrors.of("deleting " + addr.name(), io.granary.common.control.ControlClient.cause(err)));
+        ex.sendError(StorageErrors.of("deleting " + addr.name(), ControlClient.cause(err)));
       } else if (!deleted) {
         ex.sendError(new ObjectNotFoundException(addr.bucket().toString(), addr.name()));
       } else {

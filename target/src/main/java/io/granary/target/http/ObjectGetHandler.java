@@ -10,8 +10,10 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredObject;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -42,7 +44,7 @@ final class ObjectGetHandler implements RequestHandler {
       if (meta == null) {
         throw new ObjectNotFoundException(addr.bucket().toString(), addr.name());
       }
-      io.netty.handler.codec.http.HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+      HttpHeaders h = new DefaultHttpHeaders();
       ObjectHeaders.set(h, meta);
       ObjectHeaders.setBodyHeaders(h);
       h.set(HttpHeaderNames.CONTENT_LENGTH, meta.size());

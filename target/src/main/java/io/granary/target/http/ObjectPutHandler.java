@@ -4,6 +4,7 @@ import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.api.GranaryHeaders;
 import io.granary.common.api.ObjectAddress;
+import io.granary.common.control.ControlClient;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +74,7 @@ final class ObjectPutHandler implements RequestHandler {
     op = null;
     disk.submit(put::finish).whenComplete((meta, err) -> {
       if (err != null) {
-        Throwable cause = io.granary.common.control.ControlClient.cause(err);
+        Throwable cause = ControlClient.cause(err);
         put.discard();
         ex.sendError(StorageErrors.of("committing " + put.location().name(), cause));
         return;
@@ -125,7 +127,7 @@ final class ObjectPutHandler implements RequestHandler {
       if (!HEX.matcher(value).matches()) {
         throw BadRequestException.invalidArgument("Granary-Checksum-Value must be hex, got '" + value + "'");
       }
-      out.add(new ExpectedChecksum(t, value.toLowerCase(java.util.Locale.ROOT)));
+      out.add(new ExpectedChecksum(t, value.toLowerCase(Locale.ROOT)));
     }
     return out;
   }
