@@ -194,6 +194,39 @@ class ObjectRoundTripIT {
     assertThat(proxied).extracting(RawHttp.Response::status).containsExactly(307, 200, 200);
   }
 
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"md5", "crc32c", "sha256", "xxhash64"})
+  @Order(7)
+  void bucketChecksumType_isComputedOnPut_andReturnedOnGetHeadAndListing(String type) throws Exception {
+    String bucket = "cksum-" + type;
+    Http.Reply created = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + bucket))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"checksum\":\"" + type + "\"}")));
+    assertThat(created.status()).as(created.bodyText()).isEqualTo(201);
+    byte[] data = Content.bytes(99, 777_777);
+    String expected = switch (type) {
+      case "md5" -> java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5").digest(data));
+      case "sha256" -> Http.sha256(data);
+      case "crc32c" -> {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(data);
+        yield String.format("%08x", c.getValue());
+      }
+      default -> String.format("%016x", net.openhft.hashing.LongHashFunction.xx(0).hashBytes(data));
+    };
+    String url = Names.url(cluster.endpoint(), bucket, "o");
+    Http.Reply put = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url)).PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
+    assertThat(put.header("granary-checksum-type")).contains(type);
+    assertThat(put.header("granary-checksum-value")).contains(expected);
+    Http.Reply get = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url)).GET());
+    assertThat(get.body()).isEqualTo(data);
+    assertThat(get.header("granary-checksum-value")).contains(expected);
+    assertThat(get.header("etag")).contains("\"" + expected + "\"");
+    JsonNode entry = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets/" + bucket).body())
+        .path("entries").get(0);
+    assertThat(entry.path("checksum").path("type").asText()).isEqualTo(type);
+    assertThat(entry.path("checksum").path("value").asText()).isEqualTo(expected);
+  }
+
   /** All names of the bucket at {@code base} (proxy or one target), page by page. */
   private static List<String> listAll(String base, int limit) throws Exception {
     return pages(base, "", limit);

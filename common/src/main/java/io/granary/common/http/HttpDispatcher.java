@@ -221,6 +221,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       } else if (!current.requestComplete()) {
         // The client stopped sending before the body was complete (e.g. Content-Length longer than the data).
         current.markRequestComplete();
+        current.closeAfterResponse(); // the client has stopped sending: this answer is the connection's last
         fail(current, new IncompleteBodyException(current.bodyBytes(), current.declaredLength()));
       }
     } else if (evt instanceof IdleStateEvent) {

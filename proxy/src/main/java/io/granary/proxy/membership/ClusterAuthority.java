@@ -71,6 +71,9 @@ public final class ClusterAuthority {
     if (reg.role() == null || reg.url() == null || reg.id() == null) {
       throw BadRequestException.invalidArgument("registration needs id, role and url");
     }
+    if (reg.weight() < 0 || Double.isNaN(reg.weight()) || Double.isInfinite(reg.weight())) {
+      throw BadRequestException.invalidArgument("weight must be a positive number (or absent), got " + reg.weight());
+    }
     ClusterMetadata md = holder.require().metadata();
     ClusterMap map = md.map();
     Node existing = map.node(reg.id()).orElse(null);
