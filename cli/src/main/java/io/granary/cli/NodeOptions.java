@@ -1,6 +1,9 @@
 package io.granary.cli;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.UnknownHostException;
 import picocli.CommandLine.Option;
 
@@ -23,6 +26,29 @@ final class NodeOptions {
 
   @Option(names = "--exit-with-parent", hidden = true, defaultValue = "0")
   long parentPid;
+
+  @Option(names = "--cluster-secret-file",
+      description = {"File whose first line is the cluster secret (at least 16 characters). Nodes sign requests to",
+          "each other with it and targets refuse unsigned ones. Env GRANARY_CLUSTER_SECRET works too; without",
+          "either the cluster runs without intra-cluster authentication."})
+  Path clusterSecretFile;
+
+  /** The cluster secret from --cluster-secret-file or GRANARY_CLUSTER_SECRET, or null. */
+  String clusterSecret() throws IOException {
+    String s = clusterSecretFile != null
+        ? Files.readAllLines(clusterSecretFile).stream().findFirst().orElse("")
+        : System.getenv("GRANARY_CLUSTER_SECRET");
+    if (s == null || s.isBlank()) {
+      if (clusterSecretFile != null) {
+        throw new IllegalArgumentException("cluster secret file " + clusterSecretFile + " is empty");
+      }
+      return null;
+    }
+    if (s.trim().length() < 16) {
+      throw new IllegalArgumentException("the cluster secret must be at least 16 characters");
+    }
+    return s.trim();
+  }
 
   /** The URL to advertise: --public-url, else http://HOST:PORT, with this host's address for a wildcard bind. */
   String publicUrl(int port) throws UnknownHostException {

@@ -48,7 +48,7 @@ public final class TargetCommand implements Callable<Integer> {
     int cores = Runtime.getRuntime().availableProcessors();
     TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, weight,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
-        Duration.ofMinutes(5), Duration.ofSeconds(10));
+        Duration.ofMinutes(5), Duration.ofSeconds(10), node.clusterSecret());
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal);
   }

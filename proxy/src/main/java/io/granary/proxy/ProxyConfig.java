@@ -17,9 +17,11 @@ import java.util.Objects;
  * @param healthInterval how often the primary checks each node
  * @param offlineAfter how long a node may be silent before the primary marks it offline
  * @param idleTimeout close connections with no traffic for this long
+ * @param clusterSecret the cluster secret for signing requests to targets and checking joins and pushes; null
+ *     runs without intra-cluster authentication
  */
 public record ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
-    int ioThreads, Duration healthInterval, Duration offlineAfter, Duration idleTimeout) {
+    int ioThreads, Duration healthInterval, Duration offlineAfter, Duration idleTimeout, String clusterSecret) {
   public ProxyConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(dataDir, "dataDir");

@@ -3,7 +3,11 @@ package io.granary.proxy;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.NodeState;
+import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
+import io.granary.common.http.client.UpstreamPool;
+import io.granary.proxy.listing.ListingMerger;
+import io.granary.proxy.s3.S3Router;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpServer;
 import io.granary.common.http.Transport;
@@ -44,9 +48,11 @@ public final class ProxyNode implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final BoundedExecutor control;
   private final AutoCloseable membership;
+  private final UpstreamPool upstream;
 
   private ProxyNode(String id, String url, HttpServer server, EventLoopGroup workers,
-      ScheduledExecutorService scheduler, BoundedExecutor control, AutoCloseable membership) {
+      ScheduledExecutorService scheduler, BoundedExecutor control, AutoCloseable membership, UpstreamPool upstream) {
+    this.upstream = upstream;
     this.id = id;
     this.url = url;
     this.server = server;
@@ -66,7 +72,8 @@ public final class ProxyNode implements AutoCloseable {
       return t;
     });
     BoundedExecutor control = new BoundedExecutor("control-" + id, 4, 1024);
-    ControlClient client = new ControlClient(Duration.ofSeconds(10), null);
+    ClusterSigner signer = cfg.clusterSecret() == null ? null : ClusterSigner.of(cfg.clusterSecret());
+    ControlClient client = new ControlClient(Duration.ofSeconds(10), null, signer);
     boolean primary = cfg.primaryUrl() == null;
     ClusterAuthority authority = null;
     MetadataPusher pusher = null;
@@ -76,7 +83,10 @@ public final class ProxyNode implements AutoCloseable {
     }
     Transport transport = Transport.best();
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
-    ProxyRouter router = new ProxyRouter(holder, authority, pusher, cfg.primaryUrl(), client, control);
+    UpstreamPool upstream = new UpstreamPool(transport, 1024, 4096);
+    ProxyContext ctx = new ProxyContext(holder, authority, pusher, cfg.primaryUrl(), client, control, signer, upstream,
+        new ListingMerger(client));
+    ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx));
     HttpServer server;
     try {
       server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
@@ -93,7 +103,7 @@ public final class ProxyNode implements AutoCloseable {
       authority.bootstrap(new Node(id, NodeRole.PROXY, url, NodeState.ACTIVE, 1));
       ControlClient healthClient = new ControlClient(
           cfg.offlineAfter().dividedBy(2).compareTo(Duration.ofSeconds(3)) < 0
-              ? cfg.offlineAfter().dividedBy(2) : Duration.ofSeconds(3), null);
+              ? cfg.offlineAfter().dividedBy(2) : Duration.ofSeconds(3), null, signer);
       HealthMonitor monitor = new HealthMonitor(holder, authority, healthClient, scheduler, control::execute,
           cfg.healthInterval(), cfg.offlineAfter(), Clock.systemUTC());
       monitor.start();
@@ -105,7 +115,7 @@ public final class ProxyNode implements AutoCloseable {
       membership = joiner;
     }
     log.info("node={} {} proxy serving {} (transport {})", id, primary ? "primary" : "non-primary", url, transport);
-    return new ProxyNode(id, url, server, workers, scheduler, control, membership);
+    return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream);
   }
 
   /** The id persisted in the data directory, else {@code requested}, else a new random one. */
@@ -140,6 +150,7 @@ public final class ProxyNode implements AutoCloseable {
     membership.close();
     scheduler.shutdownNow();
     server.close();
+    upstream.close();
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     control.close();
     log.info("node={} proxy stopped", id);

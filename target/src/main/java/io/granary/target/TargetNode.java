@@ -2,6 +2,7 @@ package io.granary.target;
 
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpServer;
@@ -11,6 +12,8 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
 import io.granary.target.http.TargetRouter;
+import io.granary.target.s3.S3ObjectApi;
+import io.granary.common.http.ErrorRenderer;
 import io.granary.target.membership.NodeIdFile;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
@@ -79,7 +82,8 @@ public final class TargetNode implements AutoCloseable {
 
     Transport transport = Transport.best();
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
-    TargetRouter router = new TargetRouter(holder, store, disk);
+    ClusterSigner signer = cfg.clusterSecret() == null ? null : ClusterSigner.of(cfg.clusterSecret());
+    TargetRouter router = new TargetRouter(holder, store, disk, new S3ObjectApi(holder, ErrorRenderer.JSON), signer);
     HttpServer server;
     try {
       server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
@@ -96,7 +100,7 @@ public final class TargetNode implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    ControlClient client = new ControlClient(Duration.ofSeconds(10), null);
+    ControlClient client = new ControlClient(Duration.ofSeconds(10), null, signer);
     ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
     joiner.start();

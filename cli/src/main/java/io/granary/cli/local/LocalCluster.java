@@ -57,9 +57,17 @@ public final class LocalCluster implements AutoCloseable {
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final Map<String, Process> processes = new LinkedHashMap<>();
   private final Map<String, List<String>> commands = new LinkedHashMap<>();
+  private final String clusterSecret = newSecret();
 
   private LocalCluster(Options opts) {
     this.opts = opts;
+  }
+
+  /** A fresh cluster secret: the nodes of this local cluster sign their requests to each other with it. */
+  private static String newSecret() {
+    byte[] b = new byte[24];
+    new java.security.SecureRandom().nextBytes(b);
+    return java.util.HexFormat.of().formatHex(b);
   }
 
   /** Starts the proxy, then the targets, and returns once every target is active in the cluster map. */
@@ -139,6 +147,7 @@ public final class LocalCluster implements AutoCloseable {
     cmd.add("--exit-with-parent");
     cmd.add(String.valueOf(ProcessHandle.current().pid()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("GRANARY_CLUSTER_SECRET", clusterSecret); // the environment, not argv: ps shows argv
     if (opts.logToFiles()) {
       Path log = opts.dataDir().resolve("logs").resolve(id + ".log");
       Files.createDirectories(log.getParent());

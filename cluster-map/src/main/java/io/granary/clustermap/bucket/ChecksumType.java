@@ -4,7 +4,10 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
-/** Content checksum algorithms a bucket can use; {@link #XXHASH64} is the default. */
+/**
+ * Content checksum algorithms: a bucket computes one of them for every object ({@link #XXHASH64} by default) and
+ * clients may send any of them for verification.
+ */
 public enum ChecksumType {
   /** XXH64, seed 0; 16 lowercase hex digits. Fast, not cryptographic. */
   XXHASH64("xxhash64"),
@@ -13,7 +16,11 @@ public enum ChecksumType {
   /** CRC-32C (Castagnoli); 8 hex digits. What GCS reports. */
   CRC32C("crc32c"),
   /** SHA-256; 64 hex digits. */
-  SHA256("sha256");
+  SHA256("sha256"),
+  /** CRC-32 (ISO-HDLC); 8 hex digits. What S3 clients send as x-amz-checksum-crc32. */
+  CRC32("crc32"),
+  /** SHA-1; 40 hex digits. What S3 clients send as x-amz-checksum-sha1. */
+  SHA1("sha1");
 
   private final String wireName;
 

@@ -4,7 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.clustermap.ClusterJson;
+import io.granary.common.auth.ClusterSigner;
 import io.granary.common.error.ErrorResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -25,9 +28,15 @@ public final class ControlClient {
 
   private final HttpClient http;
   private final Duration timeout;
+  private final ClusterSigner signer; // signs every request when the cluster has a secret; may be null
 
   public ControlClient(Duration timeout, Executor executor) {
+    this(timeout, executor, null);
+  }
+
+  public ControlClient(Duration timeout, Executor executor, ClusterSigner signer) {
     this.timeout = timeout;
+    this.signer = signer;
     HttpClient.Builder b = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(timeout)
@@ -70,11 +79,27 @@ public final class ControlClient {
     if (contentType != null) {
       b.header("Content-Type", contentType);
     }
-    return http.sendAsync(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    return http.sendAsync(sign(b).build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  /** Adds the cluster signature headers (JDK HttpClient builders cannot be inspected, so sign from the URI). */
+  private HttpRequest.Builder sign(HttpRequest.Builder b) {
+    if (signer == null) {
+      return b;
+    }
+    HttpRequest probe = b.copy().build();
+    URI u = probe.uri();
+    String target = u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+    HttpHeaders h = new DefaultHttpHeaders();
+    signer.signHeaders(probe.method(), target, h);
+    for (var e : h) {
+      b.setHeader(e.getKey(), e.getValue());
+    }
+    return b;
   }
 
   private <T> CompletableFuture<T> send(HttpRequest.Builder b, JavaType type) {
-    HttpRequest req = b.timeout(timeout).build();
+    HttpRequest req = sign(b.timeout(timeout)).build();
     return http.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).thenApply(resp -> {
       int status = resp.statusCode();
       if (status / 100 != 2) {

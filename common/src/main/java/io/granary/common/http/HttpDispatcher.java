@@ -238,9 +238,27 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    if (current != null && handler != null && !current.responseDone()) {
+      try {
+        handler.onClientWritabilityChanged(current, ctx.channel().isWritable());
+      } catch (Throwable t) {
+        log.warn("node={} writability callback failed", nodeId, t);
+      }
+    }
+    super.channelWritabilityChanged(ctx);
+  }
+
+  @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     if (current != null && !current.requestComplete()) {
       abortHandler(current, new ClosedChannelException());
+    } else if (current != null && handler != null && !current.responseDone()) {
+      try {
+        handler.onClientClosed(current);
+      } catch (Throwable t) {
+        log.warn("node={} close callback failed", nodeId, t);
+      }
     }
     held.forEach(ReferenceCountUtil::release);
     held.clear();

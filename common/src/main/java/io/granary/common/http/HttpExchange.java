@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
@@ -19,6 +20,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -54,6 +56,7 @@ public final class HttpExchange {
   private final String nodeId;
   private final RequestPath path;
   private Map<String, List<String>> query;
+  private ErrorRenderer errorRenderer = ErrorRenderer.JSON;
 
   // Event-loop state.
   private boolean responseStarted;
@@ -221,6 +224,59 @@ public final class HttpExchange {
     });
   }
 
+  /**
+   * Starts a streamed answer: sends {@code head} (with Content-Length, or chunked). Follow with
+   * {@link #streamContent} and end with {@link #endStream}. Event loop only; false if an answer was already sent.
+   */
+  public boolean startStream(HttpResponse head) {
+    assert ctx.executor().inEventLoop();
+    if (!begin(head)) {
+      return false;
+    }
+    ctx.write(head);
+    return true;
+  }
+
+  /** Writes one chunk of a streamed answer (ownership passes to Netty). Event loop only. */
+  public ChannelFuture streamContent(HttpContent content) {
+    return ctx.writeAndFlush(content);
+  }
+
+  /** Ends a streamed answer with {@code last} (ownership passes to Netty). Event loop only. */
+  public void endStream(LastHttpContent last) {
+    ctx.writeAndFlush(last).addListener(f -> finished(f.isSuccess(), f.cause()));
+  }
+
+  /** Whether the client can take more bytes now; when false, stop feeding it until writability returns. */
+  public boolean clientWritable() {
+    return ctx.channel().isWritable();
+  }
+
+  /** Stops or resumes reading the request body from the client (back-pressure while relaying a body). */
+  public void readRequestBody(boolean read) {
+    if (!requestComplete) {
+      ctx.channel().config().setAutoRead(read);
+      if (read) {
+        ctx.read();
+      }
+    }
+  }
+
+  /** Aborts the connection: for failures after a streamed answer has started, when no error can be sent any more. */
+  public void abortConnection() {
+    onLoop(() -> ctx.channel().close());
+  }
+
+  /** Whether the answer has been started (head sent). Event loop only. */
+  public boolean answered() {
+    return responseStarted;
+  }
+
+  /** Whether the request body has been fully received. Event loop only. */
+  public boolean requestReceived() {
+    return requestComplete;
+  }
+
   /** Answers with the error {@code t} maps to: its own status for an {@link ApiException}, else 500. */
   public void sendError(Throwable t) {
     ApiException e;
@@ -230,7 +286,7 @@ public final class HttpExchange {
       log.error("node={} {} {}: internal error", nodeId, request.method(), request.uri(), t);
       e = new InternalErrorException("internal error: " + t, t);
     }
-    FullHttpResponse r = errorResponse(e, nodeId, ctx.alloc());
+    FullHttpResponse r = errorRenderer.render(e, this);
     if (request.method().equals(HttpMethod.HEAD)) {
       FullHttpResponse head = r.replace(Unpooled.EMPTY_BUFFER); // keep headers, drop body
       r.release(); // replace() does not release the JSON body it dropped
@@ -257,6 +313,16 @@ public final class HttpExchange {
       r.headers().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + rn.objectSize());
     }
     return r;
+  }
+
+  /** Renders this exchange's errors with {@code renderer} (e.g. S3 XML) instead of the native JSON form. */
+  public void useErrorRenderer(ErrorRenderer renderer) {
+    this.errorRenderer = renderer;
+  }
+
+  /** The allocator of this connection, for building answers. */
+  public io.netty.buffer.ByteBufAllocator alloc() {
+    return ctx.alloc();
   }
 
   /** Makes the connection close after this exchange, whatever the client asked. */

@@ -29,4 +29,15 @@ public interface RequestHandler {
   /** The request will not complete: connection closed, body truncated, timed out or a handler callback threw. */
   default void onAbort(HttpExchange exchange, Throwable cause) {
   }
+
+  /**
+   * The client connection became writable or not while this exchange is in progress (its request or answer still
+   * streaming): a handler relaying an answer pauses its source when false and resumes when true.
+   */
+  default void onClientWritabilityChanged(HttpExchange exchange, boolean writable) {
+  }
+
+  /** The client connection closed while the answer was still streaming (after the request was complete). */
+  default void onClientClosed(HttpExchange exchange) {
+  }
 }

@@ -1,12 +1,12 @@
 package io.granary.proxy.http;
 
 import io.granary.common.api.ApiPaths;
+import io.granary.common.error.AccessDeniedException;
+import io.granary.proxy.ProxyContext;
 import io.granary.common.api.ObjectAddress;
-import io.granary.common.control.ControlClient;
 import io.granary.common.error.ConflictException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.RouteNotFoundException;
-import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
@@ -14,9 +14,6 @@ import io.granary.common.membership.ClusterMapHandler;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.HealthHandler;
 import io.granary.common.membership.MetasyncHandler;
-import io.granary.proxy.listing.ListingMerger;
-import io.granary.proxy.membership.ClusterAuthority;
-import io.granary.proxy.membership.MetadataPusher;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
@@ -38,37 +35,39 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * </pre>
  */
 public final class ProxyRouter implements Router {
+  private final ProxyContext ctx;
   private final ClusterMetadataHolder cluster;
-  private final ClusterAuthority authority; // null on a non-primary proxy
-  private final MetadataPusher pusher;      // null on a non-primary proxy
-  private final String primaryUrl;          // null on the primary
-  private final ControlClient client;
-  private final ListingMerger lister;
-  private final BoundedExecutor control;
+  private final Router s3; // everything outside /v1/
 
-  public ProxyRouter(ClusterMetadataHolder cluster, ClusterAuthority authority, MetadataPusher pusher,
-      String primaryUrl, ControlClient client, BoundedExecutor control) {
-    this.cluster = cluster;
-    this.authority = authority;
-    this.pusher = pusher;
-    this.primaryUrl = primaryUrl;
-    this.client = client;
-    this.lister = new ListingMerger(client);
-    this.control = control;
+  public ProxyRouter(ProxyContext ctx, Router s3) {
+    this.ctx = ctx;
+    this.cluster = ctx.cluster();
+    this.s3 = s3;
   }
 
   private boolean primary() {
-    return authority != null;
+    return ctx.primary();
+  }
+
+  /** Requests only nodes of this cluster may send (joins, metadata pushes) must carry its signature. */
+  private void requireClusterSignature(HttpExchange ex) {
+    if (ctx.signer() != null
+        && !ctx.signer().verify(ex.method().name(), ex.request().uri(), ex.request().headers())) {
+      throw new AccessDeniedException("this endpoint takes only requests signed by a node of this cluster");
+    }
   }
 
   @Override
   public RequestHandler route(HttpExchange ex) {
     String path = ex.path().raw();
     HttpMethod m = ex.method();
+    if (!path.startsWith("/v1/") && !path.equals("/v1")) {
+      return s3.route(ex);
+    }
     if (path.startsWith(ApiPaths.OBJECTS)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD) || m.equals(HttpMethod.PUT)
           || m.equals(HttpMethod.DELETE)) {
-        return new ObjectRedirectHandler(cluster);
+        return new ObjectRedirectHandler(cluster, ctx.signer());
       }
     } else if (path.equals(ApiPaths.BUCKETS) || path.equals(ApiPaths.BUCKETS_SLASH)) {
       if (m.equals(HttpMethod.GET)) {
@@ -76,7 +75,7 @@ public final class ProxyRouter implements Router {
       }
     } else if (path.startsWith(ApiPaths.BUCKETS_SLASH)) {
       if (m.equals(HttpMethod.GET)) {
-        return new ObjectListHandler(cluster, lister);
+        return new ObjectListHandler(cluster, ctx.lister());
       } else if (m.equals(HttpMethod.HEAD)) {
         return exchange -> {
           cluster.requireBucket(ObjectAddress.bucket(
@@ -84,9 +83,10 @@ public final class ProxyRouter implements Router {
           exchange.sendHead(HttpResponseStatus.OK, null);
         };
       } else if (m.equals(HttpMethod.POST)) {
-        return primary() ? new BucketCreateHandler(authority, pusher, control) : forward();
+        return primary() ? new BucketCreateHandler(ctx.authority(), ctx.pusher(), ctx.control()) : forward();
       } else if (m.equals(HttpMethod.DELETE)) {
-        return primary() ? new BucketDeleteHandler(cluster, authority, pusher, lister, control) : forward();
+        return primary() ? new BucketDeleteHandler(cluster, ctx.authority(), ctx.pusher(), ctx.lister(), ctx.control())
+            : forward();
       }
     } else if (path.equals(ApiPaths.HEALTH)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
@@ -98,11 +98,12 @@ public final class ProxyRouter implements Router {
       }
     } else if (path.equals(ApiPaths.CLUSTER_JOIN)) {
       if (m.equals(HttpMethod.POST)) {
-        return primary() ? new JoinHandler(authority, control) : forward();
+        requireClusterSignature(ex);
+        return primary() ? new JoinHandler(ctx.authority(), ctx.control()) : forward();
       }
     } else if (path.startsWith(ApiPaths.CLUSTER_NODES) && path.length() > ApiPaths.CLUSTER_NODES.length()) {
       if (m.equals(HttpMethod.PUT)) {
-        return primary() ? new NodeStateHandler(authority, control) : forward();
+        return primary() ? new NodeStateHandler(ctx.authority(), ctx.control()) : forward();
       }
     } else if (path.equals(ApiPaths.METASYNC)) {
       if (m.equals(HttpMethod.PUT)) {
@@ -110,7 +111,8 @@ public final class ProxyRouter implements Router {
           throw new ConflictException(ConflictException.STALE_VERSION,
               "this proxy is the primary; it writes cluster metadata and takes no pushes");
         }
-        return new MetasyncHandler(cluster, control);
+        requireClusterSignature(ex);
+        return new MetasyncHandler(cluster, ctx.control());
       }
     } else {
       throw new RouteNotFoundException(path);
@@ -119,6 +121,6 @@ public final class ProxyRouter implements Router {
   }
 
   private RequestHandler forward() {
-    return new PrimaryForwardHandler(client, primaryUrl);
+    return new PrimaryForwardHandler(ctx.client(), ctx.primaryUrl());
   }
 }

@@ -24,6 +24,8 @@ public interface ContentHasher {
       case MD5 -> new DigestHasher(ChecksumType.MD5, "MD5");
       case SHA256 -> new DigestHasher(ChecksumType.SHA256, "SHA-256");
       case CRC32C -> new Crc32cHasher();
+      case CRC32 -> new Crc32Hasher();
+      case SHA1 -> new DigestHasher(ChecksumType.SHA1, "SHA-1");
     };
   }
 }

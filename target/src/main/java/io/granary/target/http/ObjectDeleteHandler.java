@@ -1,37 +1,34 @@
 package io.granary.target.http;
 
-import io.granary.clustermap.bucket.BucketProps;
-import io.granary.common.api.ObjectAddress;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
-import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.storage.ObjectStore;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
-/** {@code DELETE /v1/objects/BUCKET/OBJECT}: 204 when deleted, 404 when absent. The synced delete runs on the disk pool. */
-final class ObjectDeleteHandler implements RequestHandler {
-  private final ClusterMetadataHolder cluster;
+/** DELETE of an object: 204 when deleted; for a missing object 404 or 204 as the API says. Runs on the disk pool. */
+public final class ObjectDeleteHandler implements RequestHandler {
+  private final ObjectApi api;
   private final ObjectStore store;
   private final BoundedExecutor disk;
 
-  ObjectDeleteHandler(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk) {
-    this.cluster = cluster;
+  public ObjectDeleteHandler(ObjectApi api, ObjectStore store, BoundedExecutor disk) {
+    this.api = api;
     this.store = store;
     this.disk = disk;
   }
 
   @Override
   public void onRequest(HttpExchange ex) {
-    ObjectAddress addr = ObjectAddress.parse(ex);
-    BucketProps bucket = cluster.requireBucket(addr.bucket());
-    disk.submit(() -> store.delete(bucket, addr.name())).whenComplete((deleted, err) -> {
+    ex.useErrorRenderer(api.errors());
+    ObjectApi.ObjectRequest req = api.read(ex);
+    disk.submit(() -> store.delete(req.bucket(), req.name())).whenComplete((deleted, err) -> {
       if (err != null) {
-        ex.sendError(StorageErrors.of("deleting " + addr.name(), ControlClient.cause(err)));
-      } else if (!deleted) {
-        ex.sendError(new ObjectNotFoundException(addr.bucket().toString(), addr.name()));
+        ex.sendError(StorageErrors.of("deleting " + req.name(), ControlClient.cause(err)));
+      } else if (!deleted && api.missingDeleteIsError()) {
+        ex.sendError(new ObjectNotFoundException(req.bucket().bucket().toString(), req.name()));
       } else {
         ex.sendHead(HttpResponseStatus.NO_CONTENT, null);
       }

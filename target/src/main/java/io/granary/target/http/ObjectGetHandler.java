@@ -1,18 +1,16 @@
 package io.granary.target.http;
 
-import io.granary.clustermap.bucket.BucketProps;
-import io.granary.common.api.ObjectAddress;
 import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.http.ByteRange;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
-import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredObject;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
@@ -22,58 +20,78 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 
 /**
- * {@code GET|HEAD /v1/objects/BUCKET/OBJECT}: a warm read from local disk, zero-copy (sendfile). One
- * {@code Range} gives 206; an unsatisfiable or multiple range gives 416. Runs entirely on the event loop: a
- * RocksDB point read and an open(2).
+ * GET and HEAD of an object: a warm read from local disk, zero-copy (sendfile). Conditions (If-Match and
+ * friends) give 412 or 304; one {@code Range} gives 206; what the API refuses gives 416. Runs entirely on the
+ * event loop: a RocksDB point read and an open(2).
  */
-final class ObjectGetHandler implements RequestHandler {
-  private final ClusterMetadataHolder cluster;
+public final class ObjectGetHandler implements RequestHandler {
+  private final ObjectApi api;
   private final ObjectStore store;
 
-  ObjectGetHandler(ClusterMetadataHolder cluster, ObjectStore store) {
-    this.cluster = cluster;
+  public ObjectGetHandler(ObjectApi api, ObjectStore store) {
+    this.api = api;
     this.store = store;
   }
 
   @Override
   public void onRequest(HttpExchange ex) throws IOException {
-    ObjectAddress addr = ObjectAddress.parse(ex);
-    BucketProps bucket = cluster.requireBucket(addr.bucket());
+    ex.useErrorRenderer(api.errors());
+    ObjectApi.ObjectRequest req = api.read(ex);
     if (ex.method().equals(HttpMethod.HEAD)) {
-      ObjectMeta meta = store.stat(bucket, addr.name());
+      ObjectMeta meta = store.stat(req.bucket(), req.name());
       if (meta == null) {
-        throw new ObjectNotFoundException(addr.bucket().toString(), addr.name());
+        throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
       }
       HttpHeaders h = new DefaultHttpHeaders();
-      ObjectHeaders.set(h, meta);
-      ObjectHeaders.setBodyHeaders(h);
+      api.describe(h, meta);
+      if (notModified(ex, meta, h)) {
+        return;
+      }
+      h.set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
       h.set(HttpHeaderNames.CONTENT_LENGTH, meta.size());
       ex.sendHead(HttpResponseStatus.OK, h);
       return;
     }
-    StoredObject obj = store.open(bucket, addr.name());
+    StoredObject obj = store.open(req.bucket(), req.name());
     if (obj == null) {
-      throw new ObjectNotFoundException(addr.bucket().toString(), addr.name());
+      throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
     }
     try {
       ObjectMeta meta = obj.meta();
-      ByteRange range = ByteRange.parse(ex.header(HttpHeaderNames.RANGE), meta.size());
-      HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
-          range == null ? HttpResponseStatus.OK : HttpResponseStatus.PARTIAL_CONTENT);
-      ObjectHeaders.set(head.headers(), meta);
-      ObjectHeaders.setBodyHeaders(head.headers());
+      HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+      api.describe(head.headers(), meta);
+      if (notModified(ex, meta, head.headers())) {
+        obj.channel().close();
+        return;
+      }
+      ByteRange range = api.range(ex.header(HttpHeaderNames.RANGE), meta.size());
+      head.headers().set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
       long offset = 0;
       long length = meta.size();
       if (range != null) {
+        head.setStatus(HttpResponseStatus.PARTIAL_CONTENT);
         offset = range.offset();
         length = range.length();
         head.headers().set(HttpHeaderNames.CONTENT_RANGE, range.contentRange());
       }
       HttpUtil.setContentLength(head, length);
       ex.sendFile(head, obj.channel(), offset, length);
-    } catch (RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       obj.channel().close();
       throw e;
     }
+  }
+
+  /** Evaluates the request's conditions; answers 304 and returns true when the client's copy is current. */
+  private static boolean notModified(HttpExchange ex, ObjectMeta meta, HttpHeaders described) {
+    if (Preconditions.evaluate(ex.request().headers(), meta.effectiveEtag(), meta.mtime())
+        == Preconditions.Outcome.NOT_MODIFIED) {
+      HttpHeaders h = new DefaultHttpHeaders();
+      h.set(HttpHeaderNames.ETAG, described.get(HttpHeaderNames.ETAG));
+      h.set(HttpHeaderNames.LAST_MODIFIED, described.get(HttpHeaderNames.LAST_MODIFIED));
+      ex.sendHead(HttpResponseStatus.NOT_MODIFIED, h);
+      return true;
+    }
+    return false;
   }
 }

@@ -1,6 +1,8 @@
 package io.granary.target.http;
 
 import io.granary.common.api.ApiPaths;
+import io.granary.common.auth.ClusterSigner;
+import io.granary.common.error.AccessDeniedException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.RouteNotFoundException;
 import io.granary.common.exec.BoundedExecutor;
@@ -19,6 +21,7 @@ import io.netty.handler.codec.http.HttpMethod;
  *
  * <pre>
  * GET|HEAD|PUT|DELETE /v1/objects/BUCKET/OBJECT   object data (clients arrive here by the proxy's 307)
+ * GET|HEAD|PUT|DELETE /s3/BUCKET/KEY              the same in S3 form, relayed by a proxy
  * GET  /v1/buckets/BUCKET                          this target's part of a listing
  * PUT  /v1/metasync                                cluster metadata pushed by the primary
  * GET  /v1/cluster/map                             the cluster map this target holds
@@ -29,24 +32,55 @@ public final class TargetRouter implements Router {
   private final ClusterMetadataHolder cluster;
   private final ObjectStore store;
   private final BoundedExecutor disk;
+  private final ObjectApi nativeApi;
+  private final ObjectApi s3Api;
+  private final ClusterSigner signer; // null: no intra-cluster authentication
 
-  public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk) {
+  public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk, ObjectApi s3Api,
+      ClusterSigner signer) {
+    this.signer = signer;
     this.cluster = cluster;
     this.store = store;
     this.disk = disk;
+    this.nativeApi = new NativeObjectApi(cluster);
+    this.s3Api = s3Api;
+  }
+
+  private static final String S3_OBJECTS = "/s3/";
+
+  private RequestHandler objectHandler(ObjectApi api, HttpMethod m) {
+    if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
+      return new ObjectGetHandler(api, store);
+    } else if (m.equals(HttpMethod.PUT)) {
+      return new ObjectPutHandler(api, store, disk);
+    } else if (m.equals(HttpMethod.DELETE)) {
+      return new ObjectDeleteHandler(api, store, disk);
+    }
+    return null;
   }
 
   @Override
   public RequestHandler route(HttpExchange ex) {
     String path = ex.path().raw();
     HttpMethod m = ex.method();
+    if (signer != null && !path.equals(ApiPaths.HEALTH)
+        && !signer.verify(m.name(), ex.request().uri(), ex.request().headers())) {
+      if (path.startsWith(S3_OBJECTS)) {
+        ex.useErrorRenderer(s3Api.errors());
+      }
+      throw new AccessDeniedException("targets serve only requests signed by a proxy of this cluster; "
+          + "send requests to a proxy");
+    }
     if (path.startsWith(ApiPaths.OBJECTS)) {
-      if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
-        return new ObjectGetHandler(cluster, store);
-      } else if (m.equals(HttpMethod.PUT)) {
-        return new ObjectPutHandler(cluster, store, disk);
-      } else if (m.equals(HttpMethod.DELETE)) {
-        return new ObjectDeleteHandler(cluster, store, disk);
+      RequestHandler h = objectHandler(nativeApi, m);
+      if (h != null) {
+        return h;
+      }
+    } else if (path.startsWith(S3_OBJECTS)) {
+      ex.useErrorRenderer(s3Api.errors());
+      RequestHandler h = objectHandler(s3Api, m);
+      if (h != null) {
+        return h;
       }
     } else if (path.startsWith(ApiPaths.BUCKETS_SLASH) && path.length() > ApiPaths.BUCKETS_SLASH.length()) {
       if (m.equals(HttpMethod.GET)) {

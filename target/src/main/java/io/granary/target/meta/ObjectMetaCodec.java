@@ -1,53 +1,94 @@
 package io.granary.target.meta;
 
 import io.granary.clustermap.bucket.ChecksumType;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The stored form of {@link ObjectMeta}: a small versioned binary record, read on every GET, so it avoids a JSON
- * parse. Layout (big-endian):
+ * parse. Layout (big-endian, strings as Java modified-UTF-8 with a 2-byte length):
  *
  * <pre>
- * byte   format version (1)
+ * byte   format version (2; version 1 records, without the fields marked v2, are still read)
  * long   size
  * long   mtime (epoch ms)
- * byte   checksum type (1 xxhash64, 2 md5, 3 crc32c, 4 sha256; codes are stable, never reordered)
- * byte   n, then n ASCII bytes: checksum hex
+ * byte   checksum type (1 xxhash64, 2 md5, 3 crc32c, 4 sha256, 5 crc32, 6 sha1; stable, never reordered)
+ * str    checksum hex (v1: a 1-byte length and ASCII)
+ * v2:
+ * byte   flags: 1 = has etag, 2 = has content type
+ * str    etag, str content type (when flagged)
+ * short  number of user metadata entries, then name/value strings
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
  */
 public final class ObjectMetaCodec {
   private static final byte V1 = 1;
+  private static final byte V2 = 2;
 
   private ObjectMetaCodec() {}
 
   public static byte[] encode(ObjectMeta m) {
-    byte[] sum = m.checksum().getBytes(StandardCharsets.US_ASCII);
-    if (sum.length > 255) {
-      throw new IllegalArgumentException("checksum longer than 255 characters");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + m.checksum().length());
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(V2);
+      out.writeLong(m.size());
+      out.writeLong(m.mtime());
+      out.writeByte(code(m.checksumType()));
+      out.writeUTF(m.checksum());
+      int flags = (m.etag() != null ? 1 : 0) | (m.contentType() != null ? 2 : 0);
+      out.writeByte(flags);
+      if (m.etag() != null) {
+        out.writeUTF(m.etag());
+      }
+      if (m.contentType() != null) {
+        out.writeUTF(m.contentType());
+      }
+      if (m.userMeta().size() > Short.MAX_VALUE) {
+        throw new IllegalArgumentException("too many user metadata entries");
+      }
+      out.writeShort(m.userMeta().size());
+      for (Map.Entry<String, String> e : m.userMeta().entrySet()) {
+        out.writeUTF(e.getKey());
+        out.writeUTF(e.getValue());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }
-    return ByteBuffer.allocate(1 + 8 + 8 + 1 + 1 + sum.length)
-        .put(V1).putLong(m.size()).putLong(m.mtime()).put(code(m.checksumType())).put((byte) sum.length).put(sum)
-        .array();
+    return bytes.toByteArray();
   }
 
   public static ObjectMeta decode(byte[] b) throws IOException {
-    try {
-      ByteBuffer in = ByteBuffer.wrap(b);
-      byte version = in.get();
-      if (version != V1) {
+    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(b))) {
+      byte version = in.readByte();
+      if (version != V1 && version != V2) {
         throw new IOException("unknown object metadata format version " + version);
       }
-      long size = in.getLong();
-      long mtime = in.getLong();
-      ChecksumType type = type(in.get());
-      byte[] sum = new byte[in.get() & 0xff];
-      in.get(sum);
-      return new ObjectMeta(size, type, new String(sum, StandardCharsets.US_ASCII), mtime);
-    } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
+      long size = in.readLong();
+      long mtime = in.readLong();
+      ChecksumType type = type(in.readByte());
+      if (version == V1) {
+        byte[] sum = new byte[in.readUnsignedByte()];
+        in.readFully(sum);
+        return new ObjectMeta(size, type, new String(sum, java.nio.charset.StandardCharsets.US_ASCII), mtime);
+      }
+      String checksum = in.readUTF();
+      int flags = in.readUnsignedByte();
+      String etag = (flags & 1) != 0 ? in.readUTF() : null;
+      String contentType = (flags & 2) != 0 ? in.readUTF() : null;
+      int n = in.readUnsignedShort();
+      Map<String, String> user = new TreeMap<>();
+      for (int i = 0; i < n; i++) {
+        user.put(in.readUTF(), in.readUTF());
+      }
+      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user);
+    } catch (EOFException | IllegalArgumentException e) {
       throw new IOException("corrupt object metadata record of " + b.length + " bytes", e);
     }
   }
@@ -58,6 +99,8 @@ public final class ObjectMetaCodec {
       case MD5 -> 2;
       case CRC32C -> 3;
       case SHA256 -> 4;
+      case CRC32 -> 5;
+      case SHA1 -> 6;
     };
   }
 
@@ -67,6 +110,8 @@ public final class ObjectMetaCodec {
       case 2 -> ChecksumType.MD5;
       case 3 -> ChecksumType.CRC32C;
       case 4 -> ChecksumType.SHA256;
+      case 5 -> ChecksumType.CRC32;
+      case 6 -> ChecksumType.SHA1;
       default -> throw new IOException("unknown checksum type code " + code);
     };
   }

@@ -143,8 +143,8 @@ public final class ObjectStore implements AutoCloseable {
    * Starts a PUT: checks space and opens a work file on the object's mountpath. Runs on the event loop (an
    * open(2) of a new file in a local directory).
    */
-  public PutOperation beginPut(BucketProps bucket, String name, long declaredLength, List<ExpectedChecksum> expected)
-      throws IOException {
+  public PutOperation beginPut(BucketProps bucket, String name, PutOptions options) throws IOException {
+    long declaredLength = options.declaredLength();
     ObjectLocation loc = locate(bucket, name);
     Mountpath mp = loc.mountpath();
     long usable = mp.usableSpace();
@@ -156,7 +156,7 @@ public final class ObjectStore implements AutoCloseable {
     Path work = mp.workDir().resolve(loc.file().getFileName().toString().substring(0, 16) + "."
         + Long.toHexString(workSeq.incrementAndGet()) + "." + pidHex);
     FileChannel ch = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    return new PutOperation(this, loc, work, ch, expected, declaredLength);
+    return new PutOperation(this, loc, work, ch, options);
   }
 
   /** Steps (2) and (3) of the commit protocol. Disk executor only. */

@@ -13,7 +13,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One PUT in progress: the body streams into a work file while every checksum it needs is computed; then
@@ -29,25 +31,30 @@ public final class PutOperation {
   private final FileChannel channel;        // open on workFile until finish or discard
   private final ContentHasher bucketHasher; // the bucket's checksum, stored in metadata
   private final List<ContentHasher> extraHashers = new ArrayList<>(); // client checksums of other types
-  private final List<ExpectedChecksum> expected; // what the client says the body hashes to
-  private final long declaredLength;        // Content-Length, or -1 when chunked
+  private final ContentHasher md5;           // the S3 ETag, when the PUT asks for one; else null
+  private final PutOptions options;         // declared length, expected checksums, S3 attributes
   private long written;                     // body bytes written so far
   private boolean closed;
 
-  PutOperation(ObjectStore store, ObjectLocation location, Path workFile, FileChannel channel,
-      List<ExpectedChecksum> expected, long declaredLength) {
+  PutOperation(ObjectStore store, ObjectLocation location, Path workFile, FileChannel channel, PutOptions options) {
     this.store = store;
     this.location = location;
     this.workFile = workFile;
     this.channel = channel;
+    this.options = options;
     this.bucketHasher = ContentHasher.of(location.bucket().checksum());
-    this.expected = List.copyOf(expected);
-    this.declaredLength = declaredLength;
-    for (ExpectedChecksum e : expected) {
+    for (ExpectedChecksum e : options.expected()) {
       if (e.type() != bucketHasher.type() && extraHashers.stream().noneMatch(h -> h.type() == e.type())) {
         extraHashers.add(ContentHasher.of(e.type()));
       }
     }
+    ContentHasher existingMd5 = bucketHasher.type() == ChecksumType.MD5 ? bucketHasher
+        : extraHashers.stream().filter(h -> h.type() == ChecksumType.MD5).findFirst().orElse(null);
+    if (options.md5Etag() && existingMd5 == null) {
+      existingMd5 = ContentHasher.of(ChecksumType.MD5);
+      extraHashers.add(existingMd5);
+    }
+    this.md5 = options.md5Etag() ? existingMd5 : null;
   }
 
   public ObjectLocation location() {
@@ -84,20 +91,26 @@ public final class PutOperation {
    */
   public ObjectMeta finish() throws IOException {
     try {
-      if (declaredLength >= 0 && written != declaredLength) {
-        throw new IncompleteBodyException(written, declaredLength);
+      if (options.declaredLength() >= 0 && written != options.declaredLength()) {
+        throw new IncompleteBodyException(written, options.declaredLength());
       }
-      String bucketSum = bucketHasher.hex();
-      for (ExpectedChecksum e : expected) {
-        String actual = e.type() == bucketHasher.type() ? bucketSum : hasher(e.type()).hex();
+      Map<ChecksumType, String> sums = new EnumMap<>(ChecksumType.class);
+      sums.put(bucketHasher.type(), bucketHasher.hex());
+      for (ContentHasher h : extraHashers) {
+        sums.put(h.type(), h.hex());
+      }
+      for (ExpectedChecksum e : options.expected()) {
+        String actual = sums.get(e.type());
         if (!actual.equalsIgnoreCase(e.hex())) {
           throw new ChecksumMismatchException(e.type().wireName(), e.hex(), actual);
         }
       }
+      String bucketSum = sums.get(bucketHasher.type());
       channel.force(true);
       channel.close();
       closed = true;
-      ObjectMeta meta = new ObjectMeta(written, bucketHasher.type(), bucketSum, System.currentTimeMillis());
+      ObjectMeta meta = new ObjectMeta(written, bucketHasher.type(), bucketSum, System.currentTimeMillis(),
+          md5 == null ? null : sums.get(ChecksumType.MD5), options.contentType(), options.userMeta());
       String relWork = location.mountpath().root().relativize(workFile).toString();
       store.commit(new CommitIntent(location.key(), relWork, location.relativeFile(), meta), location);
       return meta;
@@ -105,10 +118,6 @@ public final class PutOperation {
       discard();
       throw e;
     }
-  }
-
-  private ContentHasher hasher(ChecksumType type) {
-    return extraHashers.stream().filter(h -> h.type() == type).findFirst().orElseThrow();
   }
 
   /** Abandons the PUT: closes and deletes the work file. Idempotent. */

@@ -132,6 +132,11 @@ class ContentHasherTest {
 
   @Test
   void crc32c_knownVector() {
+    // CRC-32 and SHA-1 of "123456789" / "abc": the standard check values.
+    assertThat(hash(ContentHasher.of(ChecksumType.CRC32), "123456789".getBytes(), Feed.WHOLE_HEAP, null))
+        .isEqualTo("cbf43926");
+    assertThat(hash(ContentHasher.of(ChecksumType.SHA1), "abc".getBytes(), Feed.WHOLE_HEAP, null))
+        .isEqualTo("a9993e364706816aba3e25717850c26c9cd0d89d");
     // RFC 3720 test vector: 32 bytes of zeros.
     assertThat(hash(ContentHasher.of(ChecksumType.CRC32C), new byte[32], Feed.WHOLE_HEAP, null)).isEqualTo("8a9136aa");
   }
@@ -146,8 +151,9 @@ class ContentHasherTest {
     int width = switch (type) {
       case XXHASH64 -> 16;
       case MD5 -> 32;
-      case CRC32C -> 8;
+      case CRC32C, CRC32 -> 8;
       case SHA256 -> 64;
+      case SHA1 -> 40;
     };
     h.update(ByteBuffer.wrap(new byte[] {1, 2, 3}));
     assertThat(h.hex()).hasSize(width).matches("[0-9a-f]+");

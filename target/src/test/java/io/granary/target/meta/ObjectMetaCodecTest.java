@@ -20,18 +20,36 @@ class ObjectMetaCodecTest {
   }
 
   @Test
-  void encode_isStable_firstByteIsFormatVersionOne() {
-    byte[] b = ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0));
-    assertThat(b[0]).isEqualTo((byte) 1);
-    assertThat(b[17]).as("xxhash64 type code").isEqualTo((byte) 1);
-    assertThat(b).hasSize(1 + 8 + 8 + 1 + 1 + 2);
+  void decode_ofEncode_keepsS3Fields() throws IOException {
+    ObjectMeta m = new ObjectMeta(10, ChecksumType.XXHASH64, "00ff", 5, "d41d8cd98f00b204e9800998ecf8427e-3",
+        "image/jpeg; charset=ünï", java.util.Map.of("origin", "camera 7", "label", "日本"));
+    ObjectMeta back = ObjectMetaCodec.decode(ObjectMetaCodec.encode(m));
+    assertThat(back).isEqualTo(m);
+    assertThat(back.effectiveEtag()).isEqualTo("d41d8cd98f00b204e9800998ecf8427e-3");
+  }
+
+  @Test
+  void decode_readsFormatVersionOneRecords() throws IOException {
+    // version 1: version, size, mtime, type code, 1-byte length + ASCII checksum
+    java.nio.ByteBuffer v1 = java.nio.ByteBuffer.allocate(1 + 8 + 8 + 1 + 1 + 4)
+        .put((byte) 1).putLong(42).putLong(7).put((byte) 2).put((byte) 4).put("abcd".getBytes());
+    ObjectMeta m = ObjectMetaCodec.decode(v1.array());
+    assertThat(m).isEqualTo(new ObjectMeta(42, ChecksumType.MD5, "abcd", 7));
+    assertThat(m.effectiveEtag()).isEqualTo("abcd");
+  }
+
+  @Test
+  void encode_writesFormatVersionTwo() {
+    assertThat(ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0))[0]).isEqualTo((byte) 2);
   }
 
   @Test
   void decode_truncatedOrUnknown_throwsIOException() {
-    byte[] good = ObjectMetaCodec.encode(new ObjectMeta(5, ChecksumType.MD5, "ab", 7));
-    assertThatThrownBy(() -> ObjectMetaCodec.decode(Arrays.copyOf(good, good.length - 1)))
-        .isInstanceOf(IOException.class).hasMessageContaining("corrupt");
+    byte[] good = ObjectMetaCodec.encode(new ObjectMeta(5, ChecksumType.MD5, "ab", 7, "e", "t", java.util.Map.of("k", "v")));
+    for (int cut = 1; cut < good.length; cut++) {
+      int n = cut;
+      assertThatThrownBy(() -> ObjectMetaCodec.decode(Arrays.copyOf(good, n))).isInstanceOf(IOException.class);
+    }
     byte[] future = good.clone();
     future[0] = 9;
     assertThatThrownBy(() -> ObjectMetaCodec.decode(future)).hasMessageContaining("version 9");

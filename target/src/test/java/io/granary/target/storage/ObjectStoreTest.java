@@ -83,7 +83,7 @@ class ObjectStoreTest {
   }
 
   private ObjectMeta put(BucketProps bucket, String name, byte[] content) throws IOException {
-    PutOperation op = store.beginPut(bucket, name, content.length, List.of());
+    PutOperation op = store.beginPut(bucket, name, PutOptions.nativePut(content.length, List.of()));
     write(op, content);
     return op.finish();
   }
@@ -183,7 +183,7 @@ class ObjectStoreTest {
   void put_manyChunksOfMixedBuffers_storesExactBytes() throws IOException {
     byte[] content = new byte[300_001];
     new Random(5).nextBytes(content);
-    PutOperation op = store.beginPut(BUCKET, "big", content.length, List.of());
+    PutOperation op = store.beginPut(BUCKET, "big", PutOptions.nativePut(content.length, List.of()));
     int at = 0;
     int i = 0;
     while (at < content.length) {
@@ -218,7 +218,7 @@ class ObjectStoreTest {
 
   @Test
   void put_chunkedWithoutDeclaredLength_isStored() throws IOException {
-    PutOperation op = store.beginPut(BUCKET, "chunked", -1, List.of());
+    PutOperation op = store.beginPut(BUCKET, "chunked", PutOptions.nativePut(-1, List.of()));
     write(op, data("abc"));
     write(op, data("def"));
     assertThat(op.finish().size()).isEqualTo(6);
@@ -270,8 +270,8 @@ class ObjectStoreTest {
   @Test
   void finish_clientChecksumMismatch_throwsAndLeavesNothing() throws IOException {
     byte[] content = data("payload");
-    PutOperation op = store.beginPut(BUCKET, "bad", content.length,
-        List.of(new ExpectedChecksum(ChecksumType.XXHASH64, "0000000000000000")));
+    PutOperation op = store.beginPut(BUCKET, "bad", PutOptions.nativePut(content.length,
+        List.of(new ExpectedChecksum(ChecksumType.XXHASH64, "0000000000000000"))));
     write(op, content);
 
     assertThatThrownBy(op::finish)
@@ -285,9 +285,9 @@ class ObjectStoreTest {
   @Test
   void finish_clientChecksumOfOtherTypeMismatch_throwsAndLeavesNothing() throws IOException {
     byte[] content = data("payload");
-    PutOperation op = store.beginPut(BUCKET, "bad", content.length, List.of(
+    PutOperation op = store.beginPut(BUCKET, "bad", PutOptions.nativePut(content.length, List.of(
         new ExpectedChecksum(ChecksumType.XXHASH64, xxh(content)),
-        new ExpectedChecksum(ChecksumType.MD5, "00000000000000000000000000000000")));
+        new ExpectedChecksum(ChecksumType.MD5, "00000000000000000000000000000000"))));
     write(op, content);
 
     assertThatThrownBy(op::finish).isInstanceOf(ChecksumMismatchException.class).hasMessageContaining("md5");
@@ -298,9 +298,9 @@ class ObjectStoreTest {
   void finish_clientChecksumsMatch_storesWithBucketChecksum() throws Exception {
     byte[] content = data("payload");
     String md5 = HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(content));
-    PutOperation op = store.beginPut(BUCKET, "good", content.length, List.of(
+    PutOperation op = store.beginPut(BUCKET, "good", PutOptions.nativePut(content.length, List.of(
         new ExpectedChecksum(ChecksumType.MD5, md5.toUpperCase()),
-        new ExpectedChecksum(ChecksumType.XXHASH64, xxh(content))));
+        new ExpectedChecksum(ChecksumType.XXHASH64, xxh(content)))));
     write(op, content);
 
     ObjectMeta meta = op.finish();
@@ -313,8 +313,8 @@ class ObjectStoreTest {
   @Test
   void finish_mismatchOnOverwrite_keepsOldVersion() throws IOException {
     ObjectMeta old = put("x", data("old"));
-    PutOperation op = store.beginPut(BUCKET, "x", 3,
-        List.of(new ExpectedChecksum(ChecksumType.XXHASH64, "ffffffffffffffff")));
+    PutOperation op = store.beginPut(BUCKET, "x", PutOptions.nativePut(3,
+        List.of(new ExpectedChecksum(ChecksumType.XXHASH64, "ffffffffffffffff"))));
     write(op, data("new"));
 
     assertThatThrownBy(op::finish).isInstanceOf(ChecksumMismatchException.class);
@@ -324,7 +324,7 @@ class ObjectStoreTest {
 
   @Test
   void finish_fewerBytesThanDeclared_isIncompleteBodyAndLeavesNothing() throws IOException {
-    PutOperation op = store.beginPut(BUCKET, "short", 100, List.of());
+    PutOperation op = store.beginPut(BUCKET, "short", PutOptions.nativePut(100, List.of()));
     write(op, data("x".repeat(40)));
 
     assertThatThrownBy(op::finish)
@@ -337,7 +337,7 @@ class ObjectStoreTest {
 
   @Test
   void finish_moreBytesThanDeclared_isRefused() throws IOException {
-    PutOperation op = store.beginPut(BUCKET, "long", 3, List.of());
+    PutOperation op = store.beginPut(BUCKET, "long", PutOptions.nativePut(3, List.of()));
     write(op, data("12345"));
     assertThatThrownBy(op::finish).isInstanceOf(IncompleteBodyException.class);
     assertNothingStored("long");
@@ -345,7 +345,7 @@ class ObjectStoreTest {
 
   @Test
   void discard_removesWorkFile_andIsIdempotent() throws IOException {
-    PutOperation op = store.beginPut(BUCKET, "gone", 5, List.of());
+    PutOperation op = store.beginPut(BUCKET, "gone", PutOptions.nativePut(5, List.of()));
     write(op, data("12345"));
     Mountpath mp = op.location().mountpath();
     assertThat(files(mp.workDir())).hasSize(1);
@@ -361,7 +361,7 @@ class ObjectStoreTest {
     store.close();
     store = ObjectStore.open("t1", List.of(Mountpath.open(root1), Mountpath.open(root2)), Long.MAX_VALUE / 2);
 
-    assertThatThrownBy(() -> store.beginPut(BUCKET, "x", 1, List.of()))
+    assertThatThrownBy(() -> store.beginPut(BUCKET, "x", PutOptions.nativePut(1, List.of())))
         .isInstanceOfSatisfying(InsufficientStorageException.class,
             e -> assertThat(e.status().code()).isEqualTo(507));
     assertNothingStored("x");

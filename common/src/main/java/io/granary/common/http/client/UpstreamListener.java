@@ -1,0 +1,23 @@
+package io.granary.common.http.client;
+
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+
+/**
+ * Receives what one upstream exchange produces. Callbacks run on the connection's event loop (the caller's own,
+ * see {@link UpstreamPool}). The listener owns each {@link HttpContent} it is given and must release it or pass
+ * it on.
+ */
+public interface UpstreamListener {
+  /** The response head arrived. */
+  void onResponse(HttpResponse head);
+
+  /** A body chunk; the last one is a {@code LastHttpContent}. */
+  void onContent(HttpContent content);
+
+  /** The upstream connection can take more bytes, or cannot. */
+  void onWritabilityChanged(boolean writable);
+
+  /** The upstream connection failed or closed before the exchange completed. */
+  void onFailure(Throwable cause);
+}

@@ -1,0 +1,145 @@
+package io.granary.common.http.client;
+
+import io.granary.common.http.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.pool.AbstractChannelPoolHandler;
+import io.netty.channel.pool.ChannelHealthChecker;
+import io.netty.channel.pool.FixedChannelPool;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Keep-alive HTTP/1.1 connections to other nodes, pooled per (event loop, address). A relay acquires a connection
+ * on the event loop of the client connection it serves, so both sides of a relay run on one thread and pass
+ * buffers without locks or hops. Each pool is bounded; acquisitions beyond the bound wait in a bounded queue.
+ */
+public final class UpstreamPool implements AutoCloseable {
+  private static final AttributeKey<UpstreamListener> LISTENER = AttributeKey.valueOf("granary.upstream.listener");
+  /** Body chunks read from upstream are at most this large. */
+  public static final int MAX_CHUNK = 256 * 1024;
+
+  private final Transport transport;
+  private final int maxConnections;
+  private final int maxPending;
+  private final Map<Key, FixedChannelPool> pools = new ConcurrentHashMap<>();
+
+  private record Key(EventLoop loop, InetSocketAddress address) {
+  }
+
+  /**
+   * @param maxConnections most open connections per event loop and address
+   * @param maxPending most acquisitions waiting for a connection per event loop and address
+   */
+  public UpstreamPool(Transport transport, int maxConnections, int maxPending) {
+    this.transport = transport;
+    this.maxConnections = maxConnections;
+    this.maxPending = maxPending;
+  }
+
+  /** A connection to {@code address} on {@code loop}; its events go to {@code listener} until released. */
+  public Future<Channel> acquire(EventLoop loop, InetSocketAddress address, UpstreamListener listener) {
+    FixedChannelPool pool = pools.computeIfAbsent(new Key(loop, address), this::newPool);
+    return pool.acquire().addListener(f -> {
+      if (f.isSuccess()) {
+        ((Channel) f.getNow()).attr(LISTENER).set(listener);
+      }
+    });
+  }
+
+  /** Returns a connection after a complete exchange; {@code reusable} false closes it instead. */
+  public void release(Channel ch, boolean reusable) {
+    ch.attr(LISTENER).set(null);
+    if (!reusable) {
+      ch.close();
+    }
+    if (!ch.config().isAutoRead()) {
+      ch.config().setAutoRead(true);
+    }
+    FixedChannelPool pool = pools.get(new Key(ch.eventLoop(), (InetSocketAddress) ch.remoteAddress()));
+    if (pool != null) {
+      pool.release(ch);
+    } else {
+      ch.close();
+    }
+  }
+
+  private FixedChannelPool newPool(Key key) {
+    Bootstrap b = new Bootstrap().group(key.loop()).channel(transport.clientChannel())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+        .remoteAddress(key.address());
+    return new FixedChannelPool(b, new AbstractChannelPoolHandler() {
+      @Override
+      public void channelCreated(Channel ch) {
+        ch.pipeline().addLast("http", new HttpClientCodec(4096, 32 * 1024, MAX_CHUNK))
+            .addLast("upstream", new Dispatch());
+      }
+    }, ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL, 10_000, maxConnections, maxPending,
+        true, true);
+  }
+
+  /** Routes a connection's events to its current listener; drops them when it has none (idle in the pool). */
+  private static final class Dispatch extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      UpstreamListener l = ctx.channel().attr(LISTENER).get();
+      if (l == null) {
+        ReferenceCountUtil.release(msg); // a stray message on an idle connection: it cannot be reused safely
+        ctx.close();
+        return;
+      }
+      if (msg instanceof HttpResponse head) {
+        l.onResponse(head);
+      }
+      if (msg instanceof HttpContent content) {
+        l.onContent(content);
+      } else {
+        ReferenceCountUtil.release(msg);
+      }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      UpstreamListener l = ctx.channel().attr(LISTENER).get();
+      if (l != null) {
+        l.onWritabilityChanged(ctx.channel().isWritable());
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      UpstreamListener l = ctx.channel().attr(LISTENER).getAndSet(null);
+      if (l != null) {
+        l.onFailure(new ClosedChannelException());
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      UpstreamListener l = ctx.channel().attr(LISTENER).getAndSet(null);
+      if (l != null) {
+        l.onFailure(cause);
+      }
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void close() {
+    pools.values().forEach(FixedChannelPool::close);
+    pools.clear();
+  }
+}

@@ -1,0 +1,34 @@
+package io.granary.proxy;
+
+import io.granary.common.auth.ClusterSigner;
+import io.granary.common.control.ControlClient;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.client.UpstreamPool;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.proxy.listing.ListingMerger;
+import io.granary.proxy.membership.ClusterAuthority;
+import io.granary.proxy.membership.MetadataPusher;
+
+/**
+ * What the proxy's request handlers share: cluster metadata, the primary's authority (only on the primary), the
+ * clients to other nodes and the pool for blocking work.
+ *
+ * @param cluster this proxy's copy of cluster metadata
+ * @param authority the metadata authority; null on a non-primary proxy
+ * @param pusher pushes metadata to nodes; null on a non-primary proxy
+ * @param primaryUrl where to forward metadata changes; null on the primary
+ * @param client control-plane client (joins, listings, forwarding), signing when the cluster has a secret
+ * @param control bounded pool for blocking admin work
+ * @param signer the cluster's request signer; null without a cluster secret
+ * @param upstream pooled connections to targets for stream-through
+ * @param lister merged listings across targets
+ */
+public record ProxyContext(ClusterMetadataHolder cluster, ClusterAuthority authority, MetadataPusher pusher,
+    String primaryUrl, ControlClient client, BoundedExecutor control, ClusterSigner signer, UpstreamPool upstream,
+    ListingMerger lister) {
+
+  /** Whether this proxy is the primary. */
+  public boolean primary() {
+    return authority != null;
+  }
+}

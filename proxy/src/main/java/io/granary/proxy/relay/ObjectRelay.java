@@ -1,0 +1,218 @@
+package io.granary.proxy.relay;
+
+import io.granary.common.error.ApiException;
+import io.granary.common.error.ServiceUnavailableException;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.RequestHandler;
+import io.granary.common.http.client.UpstreamListener;
+import io.granary.common.http.client.UpstreamPool;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams one request to the owning target and its answer back (the proxy's stream-through mode). Both
+ * connections run on the client connection's event loop. Bytes pass as buffer slices, never copied to the heap,
+ * and never pile up: while the target cannot take more, the proxy stops reading the client's body; while the
+ * client cannot take more, it stops reading the target's answer.
+ *
+ * <p>The upstream body is always chunked and its last chunk is sent only after {@link RequestBody#finish} has
+ * verified the payload, so a body that fails verification (or a client that vanishes) never completes at the
+ * target and nothing is stored.
+ */
+public final class ObjectRelay implements RequestHandler, UpstreamListener {
+  private static final Logger log = LoggerFactory.getLogger(ObjectRelay.class);
+
+  private final UpstreamPool pool;
+  private final InetSocketAddress target;
+  private final HttpRequest upstreamHead;  // method, target URI and headers, signed for the target
+  private final RequestBody body;          // passes through or decodes the client's body
+  private final String targetId;           // for errors and logs
+
+  private HttpExchange ex;
+  private Channel upstream;                // null until connected
+  private final ArrayDeque<Object> early = new ArrayDeque<>(); // upstream messages queued before the connection is up
+  private boolean requestSent;             // the upstream request is complete (last chunk written)
+  private boolean answerStarted;           // the target's answer head was relayed
+  private boolean upstreamKeepAlive;       // the target's answer lets its connection be reused
+  private boolean finished;                // the exchange is over, one way or another
+
+  /**
+   * @param upstreamHead the request to send to the target (with {@code Transfer-Encoding: chunked} when a body
+   *     follows); it must not carry a body itself
+   */
+  public ObjectRelay(UpstreamPool pool, InetSocketAddress target, String targetId, HttpRequest upstreamHead,
+      RequestBody body) {
+    this.pool = pool;
+    this.target = target;
+    this.targetId = targetId;
+    this.upstreamHead = upstreamHead;
+    this.body = body;
+  }
+
+  @Override
+  public void onRequest(HttpExchange exchange) {
+    this.ex = exchange;
+    ex.readRequestBody(false); // nothing to send it to yet
+    pool.acquire(ex.eventLoop(), target, this).addListener(f -> {
+      if (!f.isSuccess()) {
+        fail(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
+            "target " + targetId + " at " + target + " cannot be reached: " + f.cause(), 2));
+        return;
+      }
+      Channel ch = (Channel) f.getNow();
+      if (finished) {
+        pool.release(ch, false);
+        return;
+      }
+      upstream = ch;
+      upstream.write(upstreamHead);
+      while (!early.isEmpty()) {
+        upstream.write(early.poll());
+      }
+      upstream.flush();
+      ex.readRequestBody(upstream.isWritable());
+    });
+  }
+
+  @Override
+  public void onContent(HttpExchange exchange, HttpContent chunk) {
+    if (finished) {
+      return;
+    }
+    body.accept(chunk.content(), slice -> send(new DefaultHttpContent(slice)));
+    if (chunk instanceof LastHttpContent) {
+      HttpHeaders trailers;
+      try {
+        trailers = body.finish();
+      } catch (ApiException e) {
+        fail(e); // the target never sees the last chunk: it stores nothing
+        return;
+      }
+      LastHttpContent last = new DefaultLastHttpContent();
+      last.trailingHeaders().set(trailers);
+      send(last);
+      requestSent = true;
+    }
+    if (upstream != null) {
+      upstream.flush();
+      if (!upstream.isWritable()) {
+        ex.readRequestBody(false);
+      }
+    }
+  }
+
+  private void send(Object msg) {
+    if (upstream == null) {
+      early.add(msg);
+    } else {
+      upstream.write(msg);
+    }
+  }
+
+  @Override
+  public void onWritabilityChanged(boolean writable) {
+    if (writable && !finished) {
+      ex.readRequestBody(true);
+    }
+  }
+
+  @Override
+  public void onResponse(HttpResponse head) {
+    if (finished) {
+      return;
+    }
+    upstreamKeepAlive = HttpUtil.isKeepAlive(head);
+    HttpResponse out = new DefaultHttpResponse(head.protocolVersion(), head.status());
+    out.headers().set(head.headers());
+    out.headers().remove(HttpHeaderNames.CONNECTION).remove(HttpHeaderNames.KEEP_ALIVE);
+    answerStarted = ex.startStream(out);
+    if (!answerStarted) {
+      abandon();
+    }
+  }
+
+  @Override
+  public void onContent(HttpContent content) {
+    if (finished || !answerStarted) {
+      content.release();
+      return;
+    }
+    if (content instanceof LastHttpContent) {
+      finished = true;
+      boolean reusable = requestSent && upstreamKeepAlive;
+      ex.endStream((LastHttpContent) content);
+      pool.release(upstream, reusable);
+      upstream = null;
+      return;
+    }
+    ex.streamContent(content);
+    if (!ex.clientWritable()) {
+      upstream.config().setAutoRead(false); // resumed in onClientWritabilityChanged
+    }
+  }
+
+  @Override
+  public void onClientWritabilityChanged(HttpExchange exchange, boolean writable) {
+    if (writable && upstream != null && !upstream.config().isAutoRead()) {
+      upstream.config().setAutoRead(true);
+      upstream.read();
+    }
+  }
+
+  @Override
+  public void onFailure(Throwable cause) {
+    upstream = null; // already closed
+    if (!finished) {
+      log.debug("node={} relay to {} failed: {}", ex.nodeId(), targetId, cause.toString());
+      fail(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
+          "target " + targetId + " failed during the request: " + cause, 2));
+    }
+  }
+
+  @Override
+  public void onAbort(HttpExchange exchange, Throwable cause) {
+    abandon(); // the client is gone or its body broke: the target must not complete the request
+  }
+
+  @Override
+  public void onClientClosed(HttpExchange exchange) {
+    abandon();
+  }
+
+  /** Answers {@code e} if nothing was answered yet, else cuts the client connection; drops the upstream. */
+  private void fail(ApiException e) {
+    boolean started = answerStarted;
+    abandon();
+    if (started) {
+      ex.abortConnection();
+    } else {
+      ex.sendError(e);
+    }
+  }
+
+  private void abandon() {
+    finished = true;
+    while (!early.isEmpty()) {
+      ReferenceCountUtil.release(early.poll());
+    }
+    if (upstream != null) {
+      Channel ch = upstream;
+      upstream = null;
+      pool.release(ch, false);
+    }
+  }
+}

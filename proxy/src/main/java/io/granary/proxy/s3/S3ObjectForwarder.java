@@ -1,0 +1,134 @@
+package io.granary.proxy.s3;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeState;
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.InvalidNameException;
+import io.granary.clustermap.bucket.ObjectName;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.auth.ClusterSigner;
+import io.granary.common.error.BadRequestException;
+import io.granary.common.error.ServiceUnavailableException;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.client.UpstreamPool;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.proxy.relay.ObjectRelay;
+import io.granary.proxy.relay.RequestBody;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Sends an S3 object request (object GET/HEAD/PUT/DELETE and the multipart operations on a key) to the target
+ * that owns the key, through an {@link ObjectRelay}. The target sees {@code /s3/BUCKET/KEY?QUERY}, signed with the
+ * cluster secret, without the client's own signature (which covered the proxy's host, not the target's).
+ */
+public final class S3ObjectForwarder {
+  /** Request headers that belong to the client's hop or its signature, not to the object. */
+  private static final List<String> DROPPED = List.of("authorization", "host", "connection", "keep-alive",
+      "transfer-encoding", "content-length", "expect", "x-amz-content-sha256", "x-amz-decoded-content-length",
+      "x-amz-trailer", "upgrade", "te", "proxy-connection");
+
+  private final ClusterMetadataHolder cluster;
+  private final UpstreamPool pool;
+  private final ClusterSigner signer; // null when the cluster runs without a secret
+
+  public S3ObjectForwarder(ClusterMetadataHolder cluster, UpstreamPool pool, ClusterSigner signer) {
+    this.cluster = cluster;
+    this.pool = pool;
+    this.signer = signer;
+  }
+
+  /** The relay for this request; validates bucket and key first (404, 400) and refuses an offline owner (503). */
+  public ObjectRelay forward(HttpExchange ex, S3Path path, BucketProps bucket, RequestBody body) {
+    String key = path.key();
+    try {
+      ObjectName.requireValid(key);
+    } catch (InvalidNameException e) {
+      throw new BadRequestException(e.getMessage().contains("bytes") ? "KeyTooLongError" : "InvalidArgument",
+          e.getMessage());
+    }
+    Node owner = owner(bucket.bucket(), key);
+    String query = stripAuthParams(ex.path().rawQuery());
+    String uri = "/s3/" + encodedBucket(bucket) + "/" + path.rawKey() + (query.isEmpty() ? "" : "?" + query);
+    HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, ex.method(), uri);
+    HttpHeaders h = head.headers();
+    for (var e : ex.request().headers()) {
+      if (!DROPPED.contains(e.getKey().toLowerCase(Locale.ROOT))) {
+        h.add(e.getKey(), e.getValue());
+      }
+    }
+    stripAwsChunked(h);
+    URI target = URI.create(owner.url());
+    h.set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
+    h.set("granary-provider", bucket.bucket().provider().wireName());
+    if (ex.hasBody() || body.decodedLength() > 0) {
+      h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      if (body.decodedLength() >= 0) {
+        h.set("x-amz-decoded-content-length", body.decodedLength());
+      }
+    }
+    if (signer != null) {
+      signer.signHeaders(head.method().name(), uri, h);
+    }
+    return new ObjectRelay(pool, new InetSocketAddress(target.getHost(), target.getPort()), owner.id(), head, body);
+  }
+
+  /** The key's HRW owner; 503 when there is none or it is offline. */
+  Node owner(Bucket bucket, String key) {
+    ClusterMetadataHolder.Snapshot s = cluster.require();
+    Node owner = s.placement().owner(PlacementKey.digest(bucket, key)).orElseThrow(() ->
+        new ServiceUnavailableException(ServiceUnavailableException.NO_TARGETS, "no target is in the cluster yet", 5));
+    if (owner.state() == NodeState.OFFLINE) {
+      throw new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
+          "target " + owner.id() + " that owns '" + key + "' is offline; retry when it is back", 5);
+    }
+    return owner;
+  }
+
+  private static String encodedBucket(BucketProps b) {
+    return b.bucket().name(); // bucket names need no escaping
+  }
+
+  /** Content-Encoding without the aws-chunked token (the proxy decodes it); removed when nothing else is left. */
+  private static void stripAwsChunked(HttpHeaders h) {
+    String enc = h.get(HttpHeaderNames.CONTENT_ENCODING);
+    if (enc == null) {
+      return;
+    }
+    StringBuilder kept = new StringBuilder();
+    for (String token : enc.split(",")) {
+      String t = token.trim();
+      if (!t.isEmpty() && !t.equalsIgnoreCase("aws-chunked")) {
+        kept.append(kept.length() == 0 ? "" : ",").append(t);
+      }
+    }
+    if (kept.length() == 0) {
+      h.remove(HttpHeaderNames.CONTENT_ENCODING);
+    } else {
+      h.set(HttpHeaderNames.CONTENT_ENCODING, kept.toString());
+    }
+  }
+
+  /** The query without presigned-URL parameters (X-Amz-*), which authenticated the client at the proxy. */
+  static String stripAuthParams(String rawQuery) {
+    if (rawQuery.isEmpty()) {
+      return rawQuery;
+    }
+    StringBuilder sb = new StringBuilder();
+    for (String p : rawQuery.split("&")) {
+      if (!p.regionMatches(true, 0, "X-Amz-", 0, 6)) {
+        sb.append(sb.length() == 0 ? "" : "&").append(p);
+      }
+    }
+    return sb.toString();
+  }
+}

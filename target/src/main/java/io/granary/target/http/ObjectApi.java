@@ -1,0 +1,38 @@
+package io.granary.target.http;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.http.ByteRange;
+import io.granary.common.http.ErrorRenderer;
+import io.granary.common.http.HttpExchange;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.PutOptions;
+import io.netty.handler.codec.http.HttpHeaders;
+
+/**
+ * What differs between the native API and the S3 API for the same object operation on a target: how a request
+ * names its object, what a PUT carries, which headers describe an object, and how errors look. The handlers
+ * ({@link ObjectGetHandler}, {@link ObjectPutHandler}, {@link ObjectDeleteHandler}) are shared.
+ */
+public interface ObjectApi {
+
+  /** The bucket and object a request names; validates both (400/404). */
+  ObjectRequest read(HttpExchange ex);
+
+  /** Length, client checksums and stored attributes of a PUT; validates them (400). */
+  PutOptions putOptions(HttpExchange ex);
+
+  /** Headers that describe a stored object (ETag, Last-Modified, type, checksums or user metadata). */
+  void describe(HttpHeaders headers, ObjectMeta meta);
+
+  /** The Range to serve, or null for the whole object; throws for a range this API refuses. */
+  ByteRange range(String header, long size);
+
+  /** Whether deleting a missing object is an error (native: 404) or a success (S3: 204). */
+  boolean missingDeleteIsError();
+
+  ErrorRenderer errors();
+
+  /** A named object in a known bucket. */
+  record ObjectRequest(BucketProps bucket, String name) {
+  }
+}

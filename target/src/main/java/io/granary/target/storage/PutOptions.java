@@ -1,0 +1,26 @@
+package io.granary.target.storage;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a PUT carries besides its body.
+ *
+ * @param declaredLength the body length the client declared, or -1 when unknown (chunked)
+ * @param expected checksums the body must match, or nothing is stored
+ * @param md5Etag compute the content MD5 and store it as the S3 ETag
+ * @param contentType Content-Type to store, or null
+ * @param userMeta user metadata to store ({@code x-amz-meta-*} without the prefix)
+ */
+public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
+    Map<String, String> userMeta) {
+  public PutOptions {
+    expected = List.copyOf(expected);
+    userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
+  }
+
+  /** A native-API PUT: length and client checksums only. */
+  public static PutOptions nativePut(long declaredLength, List<ExpectedChecksum> expected) {
+    return new PutOptions(declaredLength, expected, false, null, Map.of());
+  }
+}
