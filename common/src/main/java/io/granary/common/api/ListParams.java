@@ -14,9 +14,19 @@ import java.util.Base64;
  *
  * @param prefix only names starting with this
  * @param startAfter only names sorting after this, or null
- * @param limit most entries in a page
+ * @param limit most entries (objects and common prefixes) in a page
+ * @param delimiter with a non-empty delimiter, names whose remainder after the prefix contains it are rolled up
+ *     into common prefixes; empty for a flat listing
  */
-public record ListParams(String prefix, String startAfter, int limit) {
+public record ListParams(String prefix, String startAfter, int limit, String delimiter) {
+  public ListParams {
+    delimiter = delimiter == null ? "" : delimiter;
+  }
+
+  public ListParams(String prefix, String startAfter, int limit) {
+    this(prefix, startAfter, limit, "");
+  }
+
   public static final int DEFAULT_LIMIT = 1000;
   public static final int MAX_LIMIT = 10_000;
 
@@ -46,7 +56,7 @@ public record ListParams(String prefix, String startAfter, int limit) {
     if (startAfter != null && startAfter.isEmpty()) {
       startAfter = null;
     }
-    return new ListParams(prefix == null ? "" : prefix, startAfter, limit);
+    return new ListParams(prefix == null ? "" : prefix, startAfter, limit, ex.queryParam("delimiter"));
   }
 
   /** The opaque token that resumes a listing after {@code lastName}. */

@@ -5,7 +5,6 @@ import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeState;
 import io.granary.clustermap.bucket.BucketProps;
-import io.granary.clustermap.bucket.NameOrder;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.api.ListParams;
 import io.granary.common.control.ControlClient;
@@ -14,7 +13,7 @@ import io.granary.common.error.InternalErrorException;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.http.RequestPath;
 import io.granary.common.listing.ListPage;
-import io.granary.common.listing.ObjectEntry;
+import io.granary.common.listing.Pages;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -49,28 +48,8 @@ public final class ListingMerger {
       pages.add(client.get(url(t, bucket, params), PAGE).thenApply(p -> (ListPage) p)
           .exceptionallyCompose(err -> CompletableFuture.failedFuture(wrap(t, err))));
     }
-    return CompletableFuture.allOf(pages.toArray(CompletableFuture[]::new)).thenApply(v -> {
-      List<ObjectEntry> all = new ArrayList<>();
-      boolean more = false;
-      for (CompletableFuture<ListPage> f : pages) {
-        ListPage p = f.join();
-        all.addAll(p.entries());
-        more |= p.token() != null;
-      }
-      all.sort((a, b) -> NameOrder.INSTANCE.compare(a.name(), b.name()));
-      List<ObjectEntry> page = new ArrayList<>(Math.min(all.size(), params.limit()));
-      for (ObjectEntry e : all) {
-        if (page.size() == params.limit()) {
-          more = true;
-          break;
-        }
-        if (page.isEmpty() || !page.get(page.size() - 1).name().equals(e.name())) {
-          page.add(e);
-        }
-      }
-      String token = more && !page.isEmpty() ? ListParams.token(page.get(page.size() - 1).name()) : null;
-      return new ListPage(page, token);
-    });
+    return CompletableFuture.allOf(pages.toArray(CompletableFuture[]::new))
+        .thenApply(v -> Pages.merge(pages.stream().map(CompletableFuture::join).toList(), params.limit(), false));
   }
 
   private static Throwable wrap(Node t, Throwable err) {
@@ -91,6 +70,9 @@ public final class ListingMerger {
         .append("?provider=").append(bucket.bucket().provider().wireName())
         .append("&limit=").append(p.limit())
         .append("&prefix=").append(URLEncoder.encode(p.prefix(), StandardCharsets.UTF_8));
+    if (!p.delimiter().isEmpty()) {
+      sb.append("&delimiter=").append(URLEncoder.encode(p.delimiter(), StandardCharsets.UTF_8));
+    }
     if (p.startAfter() != null) {
       sb.append("&start-after=").append(URLEncoder.encode(p.startAfter(), StandardCharsets.UTF_8));
     }

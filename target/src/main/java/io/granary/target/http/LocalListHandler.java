@@ -9,11 +9,10 @@ import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.listing.ListPage;
-import io.granary.common.listing.ObjectEntry;
+import io.granary.common.listing.Pages;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.storage.ObjectStore;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.List;
 
 /**
  * {@code GET /v1/buckets/BUCKET?prefix=&start-after=&limit=&token=} on a target: this target's objects only, as a
@@ -35,15 +34,13 @@ final class LocalListHandler implements RequestHandler {
     String name = ex.path().decodedAfter(ApiPaths.BUCKETS_SLASH);
     BucketProps bucket = cluster.requireBucket(ObjectAddress.bucket(name, ex.queryParam("provider")));
     ListParams p = ListParams.parse(ex);
-    disk.submit(() -> store.list(bucket, p.prefix(), p.startAfter(), p.limit() + 1)).whenComplete((entries, err) -> {
-      if (err != null) {
-        ex.sendError(StorageErrors.of("listing " + bucket.bucket(), ControlClient.cause(err)));
-        return;
-      }
-      boolean more = entries.size() > p.limit();
-      List<ObjectEntry> page = more ? entries.subList(0, p.limit()) : entries;
-      String token = more ? ListParams.token(page.get(page.size() - 1).name()) : null;
-      ex.sendJson(HttpResponseStatus.OK, new ListPage(page, token));
-    });
+    disk.submit(() -> store.list(bucket, p.prefix(), p.startAfter(), p.delimiter(), p.limit() + 1))
+        .whenComplete((page, err) -> {
+          if (err != null) {
+            ex.sendError(StorageErrors.of("listing " + bucket.bucket(), ControlClient.cause(err)));
+            return;
+          }
+          ex.sendJson(HttpResponseStatus.OK, Pages.cut(page, p.limit()));
+        });
   }
 }

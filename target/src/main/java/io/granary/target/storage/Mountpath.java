@@ -20,6 +20,7 @@ import java.nio.file.StandardOpenOption;
  *   objects/PROVIDER/BUCKET/BUCKET_ID/XX/SHA256(name)   object content
  *   work/                  work files being written; removed at start
  *   trash/                 destroyed buckets waiting to be deleted
+ *   uploads/UPLOAD_ID/     parts of multipart uploads in progress
  * </pre>
  *
  * Object files are named by a hash of the object name, not the name itself: names may be longer than a file name,
@@ -48,6 +49,7 @@ public final class Mountpath implements AutoCloseable {
     Files.createDirectories(abs.resolve("objects"));
     Files.createDirectories(abs.resolve("work"));
     Files.createDirectories(abs.resolve("trash"));
+    Files.createDirectories(abs.resolve("uploads"));
     FileChannel ch = FileChannel.open(sys.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     FileLock lock;
     try {
@@ -95,6 +97,11 @@ public final class Mountpath implements AutoCloseable {
 
   public Path trashDir() {
     return root.resolve("trash");
+  }
+
+  /** Parts of multipart uploads in progress: {@code uploads/UPLOAD_ID/PART.SEQ}. */
+  public Path uploadsDir() {
+    return root.resolve("uploads");
   }
 
   /** Bytes available to this process on the mountpath's filesystem. */

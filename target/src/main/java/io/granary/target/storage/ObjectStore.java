@@ -7,23 +7,24 @@ import io.granary.clustermap.hrw.Rendezvous;
 import io.granary.common.error.InsufficientStorageException;
 import io.granary.common.error.InternalErrorException;
 import io.granary.common.listing.Checksum;
+import io.granary.common.listing.ListPage;
 import io.granary.common.listing.ObjectEntry;
+import io.granary.target.meta.MetaStore;
 import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.stream.Stream;
@@ -107,7 +108,7 @@ public final class ObjectStore implements AutoCloseable {
   }
 
   /** The metadata-key prefix of a bucket incarnation; a re-created bucket has a new id and sees nothing old. */
-  static String bucketPrefix(BucketProps b) {
+  public static String bucketPrefix(BucketProps b) {
     return b.bucket().key() + "/" + b.id() + "/";
   }
 
@@ -153,10 +154,24 @@ public final class ObjectStore implements AutoCloseable {
           + " bytes free; storing " + Math.max(declaredLength, 0) + " more would leave less than the "
           + reserveBytes + "-byte reserve");
     }
-    Path work = mp.workDir().resolve(loc.file().getFileName().toString().substring(0, 16) + "."
-        + Long.toHexString(workSeq.incrementAndGet()) + "." + pidHex);
+    Path work = newWorkFile(loc);
     FileChannel ch = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     return new PutOperation(this, loc, work, ch, options);
+  }
+
+  /**
+   * Commits a complete, fsynced work file on the object's mountpath as the object's new version (steps 2 and 3
+   * of the commit protocol). Disk executor only.
+   */
+  public void commitWorkFile(ObjectLocation loc, Path workFile, ObjectMeta meta) throws IOException {
+    String relWork = loc.mountpath().root().relativize(workFile).toString();
+    commit(new CommitIntent(loc.key(), relWork, loc.relativeFile(), meta), loc);
+  }
+
+  /** A new, empty work file on the object's mountpath, for content assembled by the caller (multipart). */
+  public Path newWorkFile(ObjectLocation loc) {
+    return loc.mountpath().workDir().resolve(loc.file().getFileName().toString().substring(0, 16) + "."
+        + Long.toHexString(workSeq.incrementAndGet()) + "." + pidHex);
   }
 
   /** Steps (2) and (3) of the commit protocol. Disk executor only. */
@@ -169,7 +184,7 @@ public final class ObjectStore implements AutoCloseable {
       Lock write = locks.forDigest(loc.digest()).writeLock();
       write.lock();
       try {
-        move(work, loc.file());
+        FileOps.moveReplacing(work, loc.file());
         mp.meta().completeIntent(intent);
       } finally {
         write.unlock();
@@ -200,22 +215,36 @@ public final class ObjectStore implements AutoCloseable {
   }
 
   /**
-   * Lists up to {@code limit} objects of the bucket whose names start with {@code prefix} and sort after
-   * {@code startAfter} (may be null), merged across mountpaths in name order.
+   * Lists up to {@code limit} items of the bucket, objects and (with a delimiter) common prefixes, whose names start
+   * with {@code prefix} and sort after {@code startAfter} (may be null), merged across mountpaths in name order.
    */
-  public List<ObjectEntry> list(BucketProps bucket, String prefix, String startAfter, int limit) throws IOException {
+  public ListPage list(BucketProps bucket, String prefix, String startAfter, String delimiter, int limit)
+      throws IOException {
     String bp = bucketPrefix(bucket);
-    List<ObjectEntry> all = new ArrayList<>();
+    TreeMap<String, ObjectEntry> items = new TreeMap<>(NameOrder.INSTANCE); // null value: a common prefix
     for (Mountpath mp : mountpaths) {
-      int[] n = {0};
-      mp.meta().scan(bp + prefix, startAfter == null ? null : bp + startAfter, (key, meta) -> {
-        all.add(new ObjectEntry(key.substring(bp.length()), meta.size(),
-            new Checksum(meta.checksumType(), meta.checksum())));
-        return ++n[0] < limit;
-      });
+      for (MetaStore.ListedKey k : mp.meta().list(bp + prefix, startAfter == null ? null : bp + startAfter,
+          delimiter, limit)) {
+        String name = k.key().substring(bp.length());
+        ObjectMeta m = k.meta();
+        items.put(name, m == null ? null : new ObjectEntry(name, m.size(), new Checksum(m.checksumType(),
+            m.checksum()), m.effectiveEtag(), m.mtime()));
+      }
     }
-    all.sort((a, b) -> NameOrder.INSTANCE.compare(a.name(), b.name()));
-    return all.size() <= limit ? all : new ArrayList<>(all.subList(0, limit));
+    List<ObjectEntry> entries = new ArrayList<>();
+    List<String> prefixes = new ArrayList<>();
+    int n = 0;
+    for (var e : items.entrySet()) {
+      if (n++ == limit) {
+        break;
+      }
+      if (e.getValue() == null) {
+        prefixes.add(e.getKey());
+      } else {
+        entries.add(e.getValue());
+      }
+    }
+    return new ListPage(entries, prefixes, null);
   }
 
   /** Removes every object of a bucket incarnation: metadata at once, files via the trash directory. */
@@ -225,8 +254,8 @@ public final class ObjectStore implements AutoCloseable {
       Path dir = bucketDir(mp, bucket);
       if (Files.exists(dir)) {
         Path trash = mp.trashDir().resolve(bucket.bucket().name() + "." + bucket.id() + "." + System.nanoTime());
-        move(dir, trash);
-        deleteTree(trash);
+        FileOps.moveReplacing(dir, trash);
+        FileOps.deleteTree(trash);
       }
     }
     log.info("node={} bucket={} destroyed local data of bucket id {}", nodeId, bucket.bucket(), bucket.id());
@@ -240,7 +269,7 @@ public final class ObjectStore implements AutoCloseable {
       if (Files.exists(work)) {
         Path file = mp.root().resolve(intent.objectFile());
         Files.createDirectories(file.getParent());
-        move(work, file);
+        FileOps.moveReplacing(work, file);
       }
       mp.meta().completeIntent(intent);
       finished++;
@@ -254,7 +283,7 @@ public final class ObjectStore implements AutoCloseable {
     }
     try (Stream<Path> trash = Files.list(mp.trashDir())) {
       for (Path p : (Iterable<Path>) trash::iterator) {
-        deleteTree(p);
+        FileOps.deleteTree(p);
       }
     }
     if (finished > 0 || removed > 0) {
@@ -263,24 +292,7 @@ public final class ObjectStore implements AutoCloseable {
     }
   }
 
-  private static void move(Path from, Path to) throws IOException {
-    try {
-      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
 
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : (Iterable<Path>) walk.sorted((a, b) -> b.getNameCount() - a.getNameCount())::iterator) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
 
   @Override
   public void close() throws IOException {

@@ -4,7 +4,6 @@ import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.ChecksumMismatchException;
 import io.granary.common.error.IncompleteBodyException;
 import io.granary.target.checksum.ContentHasher;
-import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -90,6 +89,25 @@ public final class PutOperation {
    * @return the committed metadata
    */
   public ObjectMeta finish() throws IOException {
+    Staged staged = finishStaged();
+    try {
+      ObjectMeta meta = new ObjectMeta(staged.size(), bucketHasher.type(), staged.sums().get(bucketHasher.type()),
+          System.currentTimeMillis(), md5 == null ? null : staged.sums().get(ChecksumType.MD5), options.contentType(),
+          options.userMeta());
+      store.commitWorkFile(location, workFile, meta);
+      return meta;
+    } catch (IOException | RuntimeException e) {
+      discard();
+      throw e;
+    }
+  }
+
+  /**
+   * Completes the body without committing it as an object: checks length and client checksums and fsyncs. The
+   * caller owns the work file from then on (a multipart part moves it into its upload). On failure the work file
+   * is removed.
+   */
+  public Staged finishStaged() throws IOException {
     try {
       if (options.declaredLength() >= 0 && written != options.declaredLength()) {
         throw new IncompleteBodyException(written, options.declaredLength());
@@ -105,19 +123,24 @@ public final class PutOperation {
           throw new ChecksumMismatchException(e.type().wireName(), e.hex(), actual);
         }
       }
-      String bucketSum = sums.get(bucketHasher.type());
       channel.force(true);
       channel.close();
       closed = true;
-      ObjectMeta meta = new ObjectMeta(written, bucketHasher.type(), bucketSum, System.currentTimeMillis(),
-          md5 == null ? null : sums.get(ChecksumType.MD5), options.contentType(), options.userMeta());
-      String relWork = location.mountpath().root().relativize(workFile).toString();
-      store.commit(new CommitIntent(location.key(), relWork, location.relativeFile(), meta), location);
-      return meta;
+      return new Staged(workFile, written, sums);
     } catch (IOException | RuntimeException e) {
       discard();
       throw e;
     }
+  }
+
+  /**
+   * A complete, verified, fsynced body in a work file.
+   *
+   * @param workFile the work file holding it
+   * @param size its length
+   * @param sums its checksums by type (the bucket's, the client's, MD5 when asked for)
+   */
+  public record Staged(Path workFile, long size, Map<ChecksumType, String> sums) {
   }
 
   /** Abandons the PUT: closes and deletes the work file. Idempotent. */

@@ -407,6 +407,32 @@ class ObjectStoreTest {
 
   // ---------------------------------------------------------------- list, destroy
 
+  private List<ObjectEntry> flat(BucketProps bucket, String prefix, String startAfter, int limit) throws IOException {
+    return store.list(bucket, prefix, startAfter, "", limit).entries();
+  }
+
+  @Test
+  void list_withDelimiter_rollsUpCommonPrefixes_andResumesAfterAWholePrefix() throws IOException {
+    for (String n : List.of("a", "dir/1", "dir/2", "dir/sub/3", "dir2/x", "e", "photos/2026/1.jpg", "photos/x.jpg")) {
+      put(n, data(n));
+    }
+    io.granary.common.listing.ListPage top = store.list(BUCKET, "", null, "/", 1000);
+    assertThat(names(top.entries())).containsExactly("a", "e");
+    assertThat(top.prefixes()).containsExactly("dir/", "dir2/", "photos/");
+
+    io.granary.common.listing.ListPage inDir = store.list(BUCKET, "dir/", null, "/", 1000);
+    assertThat(names(inDir.entries())).containsExactly("dir/1", "dir/2");
+    assertThat(inDir.prefixes()).containsExactly("dir/sub/");
+
+    // Objects and prefixes share the limit; resuming after a prefix skips everything under it.
+    io.granary.common.listing.ListPage first = store.list(BUCKET, "", null, "/", 2);
+    assertThat(names(first.entries())).containsExactly("a");
+    assertThat(first.prefixes()).containsExactly("dir/");
+    io.granary.common.listing.ListPage second = store.list(BUCKET, "", "dir/", "/", 2);
+    assertThat(second.prefixes()).containsExactly("dir2/");
+    assertThat(names(second.entries())).containsExactly("e");
+  }
+
   private static List<String> names(List<ObjectEntry> entries) {
     return entries.stream().map(ObjectEntry::name).toList();
   }
@@ -420,7 +446,7 @@ class ObjectStoreTest {
     put(OTHER, "a", data("other bucket"));
     assertThat(names.stream().map(n -> store.locate(BUCKET, n).mountpath()).distinct()).hasSize(2);
 
-    List<ObjectEntry> all = store.list(BUCKET, "", null, 1000);
+    List<ObjectEntry> all = flat(BUCKET, "", null, 1000);
 
     assertThat(names(all)).containsExactly("a", "b", "b/1", "b/2", "c", "d", "e", "f", "g", "h", "ü", "\uFFFD", "😀");
     ObjectEntry a = all.get(0);
@@ -434,15 +460,15 @@ class ObjectStoreTest {
     for (String n : List.of("a", "b", "b/1", "b/2", "b/3", "b/4", "c", "\uFFFD", "😀")) {
       put(n, data(n));
     }
-    assertThat(names(store.list(BUCKET, "b/", null, 1000))).containsExactly("b/1", "b/2", "b/3", "b/4");
-    assertThat(names(store.list(BUCKET, "b/", "b/2", 1000))).containsExactly("b/3", "b/4");
-    assertThat(names(store.list(BUCKET, "b/", "b/1", 2))).containsExactly("b/2", "b/3");
-    assertThat(names(store.list(BUCKET, "", null, 3))).containsExactly("a", "b", "b/1");
-    assertThat(names(store.list(BUCKET, "", "c", 1000))).containsExactly("\uFFFD", "😀");
-    assertThat(names(store.list(BUCKET, "", "\uFFFD", 1000))).containsExactly("😀");
-    assertThat(names(store.list(BUCKET, "", "a", 1))).containsExactly("b");
-    assertThat(store.list(BUCKET, "zzz", null, 10)).isEmpty();
-    assertThat(store.list(BUCKET, "", "😀", 10)).isEmpty();
+    assertThat(names(flat(BUCKET, "b/", null, 1000))).containsExactly("b/1", "b/2", "b/3", "b/4");
+    assertThat(names(flat(BUCKET, "b/", "b/2", 1000))).containsExactly("b/3", "b/4");
+    assertThat(names(flat(BUCKET, "b/", "b/1", 2))).containsExactly("b/2", "b/3");
+    assertThat(names(flat(BUCKET, "", null, 3))).containsExactly("a", "b", "b/1");
+    assertThat(names(flat(BUCKET, "", "c", 1000))).containsExactly("\uFFFD", "😀");
+    assertThat(names(flat(BUCKET, "", "\uFFFD", 1000))).containsExactly("😀");
+    assertThat(names(flat(BUCKET, "", "a", 1))).containsExactly("b");
+    assertThat(flat(BUCKET, "zzz", null, 10)).isEmpty();
+    assertThat(flat(BUCKET, "", "😀", 10)).isEmpty();
   }
 
   @Test
@@ -456,7 +482,7 @@ class ObjectStoreTest {
     List<String> seen = new ArrayList<>();
     String after = null;
     while (true) {
-      List<ObjectEntry> page = store.list(BUCKET, "", after, 4);
+      List<ObjectEntry> page = flat(BUCKET, "", after, 4);
       if (page.isEmpty()) {
         break;
       }
@@ -471,7 +497,7 @@ class ObjectStoreTest {
   void list_recreatedBucketWithNewId_seesNothingOld() throws IOException {
     put("a", data("a"));
     BucketProps recreated = new BucketProps(BUCKET.bucket(), "n3w", BUCKET.checksum(), Instant.EPOCH);
-    assertThat(store.list(recreated, "", null, 10)).isEmpty();
+    assertThat(flat(recreated, "", null, 10)).isEmpty();
     assertThat(store.open(recreated, "a")).isNull();
   }
 
@@ -484,7 +510,7 @@ class ObjectStoreTest {
 
     store.destroyBucket(BUCKET);
 
-    assertThat(store.list(BUCKET, "", null, 100)).isEmpty();
+    assertThat(flat(BUCKET, "", null, 100)).isEmpty();
     for (int i = 0; i < 10; i++) {
       assertThat(store.stat(BUCKET, "o" + i)).isNull();
     }
@@ -493,7 +519,7 @@ class ObjectStoreTest {
       assertThat(files(mp.trashDir())).isEmpty();
     }
     assertThat(read(OTHER, "keep")).isEqualTo(data("keep me"));
-    assertThat(names(store.list(OTHER, "", null, 10))).containsExactly("keep");
+    assertThat(names(flat(OTHER, "", null, 10))).containsExactly("keep");
 
     // The bucket can be written again afterwards.
     put("o1", data("again"));
@@ -539,7 +565,7 @@ class ObjectStoreTest {
 
     assertThat(store.stat(BUCKET, "fresh/name")).isEqualTo(intent.meta());
     assertThat(read(BUCKET, "fresh/name")).isEqualTo(data("fresh"));
-    assertThat(names(store.list(BUCKET, "", null, 10))).containsExactly("fresh/name");
+    assertThat(names(flat(BUCKET, "", null, 10))).containsExactly("fresh/name");
   }
 
   @Test
@@ -571,7 +597,7 @@ class ObjectStoreTest {
       assertThat(files(mp.workDir())).isEmpty();
     }
     assertThat(read(BUCKET, "x")).isEqualTo(data("kept"));
-    assertThat(names(store.list(BUCKET, "", null, 10))).containsExactly("x");
+    assertThat(names(flat(BUCKET, "", null, 10))).containsExactly("x");
   }
 
   @Test

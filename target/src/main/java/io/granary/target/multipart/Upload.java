@@ -1,0 +1,18 @@
+package io.granary.target.multipart;
+
+import java.util.Map;
+
+/**
+ * A multipart upload in progress, recorded on the key's HRW mountpath.
+ *
+ * @param uploadId the id clients pass back with every part
+ * @param name the object key
+ * @param initiated when it was created, epoch ms (for listing and for the abandoned-upload sweep)
+ * @param contentType the Content-Type the completed object will have, or null
+ * @param userMeta user metadata the completed object will have
+ */
+public record Upload(String uploadId, String name, long initiated, String contentType, Map<String, String> userMeta) {
+  public Upload {
+    userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
+  }
+}
