@@ -250,7 +250,7 @@ public final class AwsChunkedDecoder {
   private void onChunkHeader(String header) {
     int semi = header.indexOf(';');
     String hex = semi < 0 ? header : header.substring(0, semi);
-    if (hex.isEmpty() || hex.length() > 15 || !hex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+    if (hex.isEmpty() || hex.length() > 15 || !hex.chars().allMatch(Sha256::isHexDigit)) {
       throw S3AuthException.badChunk("a chunk size must be 1 to 15 hex digits");
     }
     long size = Long.parseLong(hex, 16);

@@ -26,16 +26,13 @@ final class Sha256 {
     return HEX.formatHex(newDigest().digest(s.getBytes(StandardCharsets.UTF_8)));
   }
 
-  /** Whether {@code s} is 64 hex digits (either case). */
+  /** Whether {@code s} is 64 ASCII hex digits (either case). */
   static boolean isHex64(String s) {
-    if (s == null || s.length() != 64) {
-      return false;
-    }
-    for (int i = 0; i < 64; i++) {
-      if (Character.digit(s.charAt(i), 16) < 0) {
-        return false;
-      }
-    }
-    return true;
+    return s != null && s.length() == 64 && s.chars().allMatch(Sha256::isHexDigit);
+  }
+
+  /** An ASCII hex digit; unlike Character.digit, no other script's digits. */
+  static boolean isHexDigit(int c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
   }
 }

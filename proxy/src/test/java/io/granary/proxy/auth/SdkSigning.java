@@ -36,6 +36,7 @@ final class SdkSigning {
   static final Clock CLOCK = Clock.fixed(TIME, ZoneOffset.UTC);
   static final String HOST = "granary.example:8443";
 
+  static final AwsCredentialsIdentity IDENTITY = AwsCredentialsIdentity.create(ACCESS_KEY, SECRET_KEY);
   private static final AwsV4HttpSigner SIGNER = AwsV4HttpSigner.create();
 
   /** The SDK's signed request and the body it would send (null without one). */
@@ -69,13 +70,18 @@ final class SdkSigning {
     if (body != null) {
       request.putHeader("Content-Length", Integer.toString(body.length));
     }
-    return sign(request.build(), body, b -> b.putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED,
+    return sign(request.build(), body, IDENTITY, b -> b.putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED,
         payloadSigning));
   }
 
   /** A presigned URL valid for {@code expires}. */
   static Signed presigned(SdkHttpRequest.Builder request, Duration expires) {
-    return sign(request.build(), null, b -> b
+    return presigned(request, expires, IDENTITY);
+  }
+
+  /** A presigned URL signed with {@code identity} (session credentials add X-Amz-Security-Token). */
+  static Signed presigned(SdkHttpRequest.Builder request, Duration expires, AwsCredentialsIdentity identity) {
+    return sign(request.build(), null, identity, b -> b
         .putProperty(AwsV4FamilyHttpSigner.AUTH_LOCATION, AwsV4FamilyHttpSigner.AuthLocation.QUERY_STRING)
         .putProperty(AwsV4FamilyHttpSigner.EXPIRATION_DURATION, expires)
         .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, false));
@@ -89,7 +95,7 @@ final class SdkSigning {
                         ChecksumAlgorithm checksum) {
     request.putHeader("x-amz-content-sha256", "required");
     request.putHeader("Content-Length", Integer.toString(body.length));
-    return sign(request.build(), body, b -> {
+    return sign(request.build(), body, IDENTITY, b -> {
       b.putProperty(AwsV4FamilyHttpSigner.CHUNK_ENCODING_ENABLED, true)
           .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, payloadSigning);
       if (checksum != null) {
@@ -98,10 +104,10 @@ final class SdkSigning {
     });
   }
 
-  private static Signed sign(SdkHttpRequest request, byte[] body,
+  private static Signed sign(SdkHttpRequest request, byte[] body, AwsCredentialsIdentity identity,
                              Consumer<SignRequest.Builder<AwsCredentialsIdentity>> extra) {
     software.amazon.awssdk.http.auth.spi.signer.SignedRequest signed = SIGNER.sign(b -> {
-      b.identity(AwsCredentialsIdentity.create(ACCESS_KEY, SECRET_KEY))
+      b.identity(identity)
           .request(request)
           .putProperty(AwsV4HttpSigner.REGION_NAME, REGION)
           .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")

@@ -14,6 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.identity.spi.AwsSessionCredentialsIdentity;
 
 /**
  * Requests signed by aws-sdk-java-v2's signer, and by botocore (recorded), verify; the object keys and query
@@ -95,6 +96,21 @@ class SigV4VerifierSdkTest {
         .putHeader("x-amz-meta-purpose", "training data"), Duration.ofDays(7));
 
     assertThat(verifier.verify(s.request()).accessKey()).isEqualTo(SdkSigning.ACCESS_KEY);
+  }
+
+  @Test
+  void verify_sdkPresignedWithSessionToken_signsTheToken() {
+    SdkSigning.Signed s = SdkSigning.presigned(SdkSigning.request(SdkHttpMethod.GET, "bucket", "k"),
+        Duration.ofMinutes(10), AwsSessionCredentialsIdentity.create(SdkSigning.ACCESS_KEY, SdkSigning.SECRET_KEY,
+            "session/token+with=odd chars"));
+    SignedRequest r = s.request();
+
+    assertThat(r.rawQuery()).contains("X-Amz-Security-Token=");
+    assertThat(verifier.verify(r).accessKey()).isEqualTo(SdkSigning.ACCESS_KEY);
+    SignedRequest otherToken = new SignedRequest(r.method(), r.rawPath(),
+        r.rawQuery().replace("X-Amz-Security-Token=session", "X-Amz-Security-Token=xession"), r.headers());
+    assertThatThrownBy(() -> verifier.verify(otherToken))
+        .isInstanceOfSatisfying(S3AuthException.class, e -> assertThat(e.code()).isEqualTo("SignatureDoesNotMatch"));
   }
 
   @Test
