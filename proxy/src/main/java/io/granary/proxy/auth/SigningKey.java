@@ -1,0 +1,49 @@
+package io.granary.proxy.auth;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * A SigV4 signing key: {@code kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service),
+ * "aws4_request")}, and HMAC-SHA256 with it. Immutable and thread-safe; the key bytes never leave it.
+ */
+public final class SigningKey {
+  private static final String HMAC_SHA256 = "HmacSHA256";
+
+  private final byte[] key;
+
+  private SigningKey(byte[] key) {
+    this.key = key;
+  }
+
+  /** Derives the key of {@code secret} for one day ({@code yyyyMMdd}), region and service. */
+  public static SigningKey derive(String secret, String date, String region, String service) {
+    byte[] k = hmac(("AWS4" + secret).getBytes(StandardCharsets.UTF_8), date);
+    k = hmac(k, region);
+    k = hmac(k, service);
+    return new SigningKey(hmac(k, "aws4_request"));
+  }
+
+  /** HMAC-SHA256 of {@code data} (UTF-8) under this key. */
+  public byte[] sign(String data) {
+    return hmac(key, data);
+  }
+
+  private static byte[] hmac(byte[] key, String data) {
+    try {
+      // A Mac is not thread-safe and getInstance is cheap next to a request; one per call keeps this class stateless.
+      Mac mac = Mac.getInstance(HMAC_SHA256);
+      mac.init(new SecretKeySpec(key, HMAC_SHA256));
+      return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SigningKey[***]";
+  }
+}
