@@ -48,7 +48,8 @@ public record CompleteMultipartUpload(List<CompletedPart> parts) {
     }
     if (partElements.size() > MAX_PART_NUMBER) {
       throw S3ApiException.malformedXml(
-          "<CompleteMultipartUpload> lists " + partElements.size() + " parts; at most " + MAX_PART_NUMBER + " are allowed");
+          "<CompleteMultipartUpload> lists " + partElements.size() + " parts; at most " + MAX_PART_NUMBER
+              + " are allowed");
     }
     List<CompletedPart> parts = new ArrayList<>(partElements.size());
     int previous = 0;
@@ -77,16 +78,12 @@ public record CompleteMultipartUpload(List<CompletedPart> parts) {
     try {
       n = Integer.parseInt(t);
     } catch (NumberFormatException e) {
-      throw S3ApiException.malformedXml("<PartNumber> '" + abbreviate(t) + "' is not an integer");
+      throw S3ApiException.malformedXml("<PartNumber> '" + RequestXmlReader.abbreviate(t) + "' is not an integer");
     }
     if (n < 1 || n > MAX_PART_NUMBER) {
       throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, S3ApiException.INVALID_ARGUMENT,
           "part number must be an integer from 1 to " + MAX_PART_NUMBER + ", got " + n);
     }
     return n;
-  }
-
-  static String abbreviate(String s) {
-    return s.length() <= 64 ? s : s.substring(0, 61) + "...";
   }
 }

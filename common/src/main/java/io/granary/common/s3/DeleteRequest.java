@@ -68,6 +68,6 @@ public record DeleteRequest(boolean quiet, List<ObjectIdentifier> objects) {
     if (t.equalsIgnoreCase("false")) {
       return false;
     }
-    throw S3ApiException.malformedXml("<Quiet> must be true or false, got '" + CompleteMultipartUpload.abbreviate(t) + "'");
+    throw S3ApiException.malformedXml("<Quiet> must be true or false, got '" + RequestXmlReader.abbreviate(t) + "'");
   }
 }

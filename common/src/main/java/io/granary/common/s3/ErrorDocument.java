@@ -21,7 +21,8 @@ public record ErrorDocument(String code, String message, Map<String, String> det
     String requestId, String hostId) implements S3XmlDocument {
 
   public ErrorDocument {
-    details = details == null || details.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(details));
+    details = details == null || details.isEmpty()
+        ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(details));
   }
 
   @Override

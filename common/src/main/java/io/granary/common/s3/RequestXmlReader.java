@@ -189,6 +189,11 @@ final class RequestXmlReader {
     return f;
   }
 
+  /** {@code s} cut to 64 characters, for quoting client text in a message. */
+  static String abbreviate(String s) {
+    return s.length() <= 64 ? s : s.substring(0, 61) + "...";
+  }
+
   private static String oneLine(String s) {
     if (s == null) {
       return "parse error";

@@ -37,13 +37,18 @@ public interface S3XmlDocument {
   /** The whole document in a new buffer from {@code alloc}, for a Netty response. */
   default ByteBuf toByteBuf(ByteBufAllocator alloc) {
     ByteBuf buf = alloc.buffer(512);
+    boolean written = false;
     try {
       writeTo(new ByteBufOutputStream(buf));
-    } catch (IOException | RuntimeException e) {
-      buf.release();
-      throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+      written = true;
+      return buf;
+    } catch (IOException impossible) { // a ByteBufOutputStream does not fail
+      throw new UncheckedIOException(impossible);
+    } finally {
+      if (!written) {
+        buf.release();
+      }
     }
-    return buf;
   }
 
   /** Writes the whole document to {@code out} as UTF-8 and flushes; {@code out} is not closed. */

@@ -28,7 +28,8 @@ record XmlElement(String name, String text, List<XmlElement> children) {
   String childText(String childName) {
     List<XmlElement> found = all(childName);
     if (found.size() > 1) {
-      throw S3ApiException.malformedXml("<" + name + "> has " + found.size() + " <" + childName + "> elements; at most one is allowed");
+      throw S3ApiException.malformedXml(
+          "<" + name + "> has " + found.size() + " <" + childName + "> elements; at most one is allowed");
     }
     return found.isEmpty() ? null : found.get(0).text;
   }

@@ -189,8 +189,7 @@ class S3SdkCompatibilityTest {
     CompleteMultipartUploadResponse r = s3.completeMultipartUpload(b -> b.bucket("bucket").key(HOSTILE)
         .uploadId("upload-1")
         .multipartUpload(CompletedMultipartUpload.builder().parts(
-            p -> p.partNumber(1).eTag("\"e1\"").checksumCRC32("AAAAAA=="),
-            p -> p.partNumber(2).eTag("e2")).build()));
+            sdkPart(1, "\"e1\"").toBuilder().checksumCRC32("AAAAAA==").build(), sdkPart(2, "e2")).build()));
 
     CompleteMultipartUpload sent = CompleteMultipartUpload.parse(endpoint.lastRequest().body());
     assertThat(sent.parts()).containsExactly(new CompletedPart(1, "\"e1\""), new CompletedPart(2, "e2"));
@@ -376,6 +375,10 @@ class S3SdkCompatibilityTest {
           assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidArgument");
           assertThat(e.awsErrorDetails().errorMessage()).isEqualTo("bad encoding");
         });
+  }
+
+  private static software.amazon.awssdk.services.s3.model.CompletedPart sdkPart(int number, String etag) {
+    return software.amazon.awssdk.services.s3.model.CompletedPart.builder().partNumber(number).eTag(etag).build();
   }
 
   private static software.amazon.awssdk.services.s3.model.ObjectIdentifier sdkId(String key, String versionId) {
