@@ -3,7 +3,7 @@ package io.granary.cli;
 import java.time.Duration;
 import picocli.CommandLine;
 
-/** Parses durations like {@code 500ms}, {@code 10s}, {@code 5m}, {@code 1h}. */
+/** Parses durations like {@code 500ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 7d}. */
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
   @Override
   public Duration convert(String value) {
@@ -17,10 +17,12 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
       } else if (v.endsWith("h")) {
         return Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
+      } else if (v.endsWith("d")) {
+        return Duration.ofDays(Long.parseLong(v.substring(0, v.length() - 1)));
       }
     } catch (NumberFormatException e) {
       // fall through
     }
-    throw new CommandLine.TypeConversionException("invalid duration '" + value + "': use e.g. 500ms, 10s, 5m, 1h");
+    throw new CommandLine.TypeConversionException("invalid duration '" + value + "': use e.g. 500ms, 10s, 5m, 1h, 7d");
   }
 }

@@ -2,7 +2,12 @@ package io.granary.cli;
 
 import io.granary.proxy.ProxyConfig;
 import io.granary.proxy.ProxyNode;
+import io.granary.proxy.auth.CredentialStore;
+import io.granary.proxy.auth.Credentials;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -40,10 +45,51 @@ public final class ProxyCommand implements Callable<Integer> {
       converter = DurationConverter.class)
   Duration offlineAfter;
 
+  @Option(names = "--access-key", defaultValue = "${env:GRANARY_ACCESS_KEY}",
+      description = "S3 access key clients sign with (env GRANARY_ACCESS_KEY); with --secret-key.")
+  String accessKey;
+
+  @Option(names = "--secret-key", defaultValue = "${env:GRANARY_SECRET_KEY}",
+      description = "S3 secret key (env GRANARY_SECRET_KEY; prefer the environment or a file to the command line).")
+  String secretKey;
+
+  @Option(names = "--credentials-file",
+      description = "File of access keys, one ACCESS_KEY:SECRET_KEY per line ('#' comments allowed).")
+  Path credentialsFile;
+
+  @Option(names = "--anonymous", description = "Serve unsigned requests instead of answering 403 AccessDenied.")
+  boolean anonymous;
+
+  @Option(names = "--native-auth", defaultValue = "true", arity = "1",
+      description = "Require SigV4 on the native /v1/ API too (default: ${DEFAULT-VALUE}).")
+  boolean nativeAuth;
+
+  @Option(names = "--s3-redirect",
+      description = "Answer S3 object GET/HEAD with 307 to a signed target URL (for clients that follow it) "
+          + "instead of streaming through the proxy.")
+  boolean s3Redirect;
+
+  /** Every access key from the flags, the environment and the credentials file. */
+  CredentialStore credentials() throws IOException {
+    List<Credentials> all = new ArrayList<>();
+    if ((accessKey == null) != (secretKey == null)) {
+      throw new IllegalArgumentException("give both --access-key and --secret-key, or neither");
+    }
+    if (accessKey != null) {
+      all.add(new Credentials(accessKey, secretKey));
+    }
+    if (credentialsFile != null) {
+      CredentialStore file = CredentialStore.load(credentialsFile);
+      all.addAll(file.all());
+    }
+    return CredentialStore.of(all);
+  }
+
   @Override
   public Integer call() throws Exception {
     ProxyConfig cfg = new ProxyConfig(node.id, node.host, port, node.publicUrl(port), data, primary, node.ioThreads(),
-        healthInterval, offlineAfter, Duration.ofMinutes(5), node.clusterSecret());
+        healthInterval, offlineAfter, Duration.ofMinutes(5), node.clusterSecret(), credentials(), anonymous, nativeAuth,
+        s3Redirect);
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(ProxyNode.start(cfg, fatal), node.parentPid, fatal);
   }

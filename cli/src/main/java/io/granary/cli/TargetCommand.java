@@ -43,12 +43,16 @@ public final class TargetCommand implements Callable<Integer> {
       description = "Threads for blocking disk work (default: 4 per core, at least 8).")
   int diskThreads;
 
+  @Option(names = "--multipart-ttl", defaultValue = "7d", converter = DurationConverter.class,
+      description = "Abort multipart uploads not completed within this time (default: ${DEFAULT-VALUE}).")
+  Duration multipartTtl;
+
   @Override
   public Integer call() throws Exception {
     int cores = Runtime.getRuntime().availableProcessors();
     TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, weight,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
-        Duration.ofMinutes(5), Duration.ofSeconds(10), node.clusterSecret());
+        Duration.ofMinutes(5), Duration.ofSeconds(10), multipartTtl, node.clusterSecret());
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal);
   }

@@ -1,5 +1,6 @@
 package io.granary.proxy;
 
+import io.granary.proxy.auth.CredentialStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -19,11 +20,21 @@ import java.util.Objects;
  * @param idleTimeout close connections with no traffic for this long
  * @param clusterSecret the cluster secret for signing requests to targets and checking joins and pushes; null
  *     runs without intra-cluster authentication
+ * @param credentials S3 access keys clients sign requests with (SigV4)
+ * @param anonymous serve unsigned requests (S3 and native) instead of answering 403 AccessDenied
+ * @param nativeAuth require SigV4 on the native /v1/ API too (health and the cluster map stay open)
+ * @param s3Redirect answer S3 object GET/HEAD with a 307 to a signed target URL instead of streaming through
  */
 public record ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
-    int ioThreads, Duration healthInterval, Duration offlineAfter, Duration idleTimeout, String clusterSecret) {
+    int ioThreads, Duration healthInterval, Duration offlineAfter, Duration idleTimeout, String clusterSecret,
+    CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect) {
   public ProxyConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(credentials, "credentials");
+    if (credentials.size() == 0 && !anonymous) {
+      throw new IllegalArgumentException("no access keys: give --access-key/--secret-key or --credentials-file, "
+          + "or allow unsigned requests with --anonymous");
+    }
   }
 }

@@ -6,6 +6,7 @@ import io.granary.clustermap.NodeState;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.http.client.UpstreamPool;
+import io.granary.proxy.auth.RequestAuthenticator;
 import io.granary.proxy.listing.ListingMerger;
 import io.granary.proxy.s3.S3Router;
 import io.granary.common.exec.BoundedExecutor;
@@ -85,7 +86,8 @@ public final class ProxyNode implements AutoCloseable {
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
     UpstreamPool upstream = new UpstreamPool(transport, 1024, 4096);
     ProxyContext ctx = new ProxyContext(holder, authority, pusher, cfg.primaryUrl(), client, control, signer, upstream,
-        new ListingMerger(client));
+        new ListingMerger(client), new RequestAuthenticator(cfg.credentials(), cfg.anonymous(), Clock.systemUTC()),
+        cfg.nativeAuth(), cfg.s3Redirect());
     ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx));
     HttpServer server;
     try {

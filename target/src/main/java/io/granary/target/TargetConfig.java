@@ -20,12 +20,13 @@ import java.util.Objects;
  * @param diskThreads threads for blocking disk work (fsync, RocksDB writes, scans)
  * @param idleTimeout close connections with no traffic for this long
  * @param rejoinCheck how often to check this target is still in the cluster map
+ * @param multipartTtl multipart uploads older than this are aborted (abandoned uploads must not hold disk forever)
  * @param clusterSecret the cluster secret; when set, the target serves only requests signed with it (proxies
  *     and the primary sign theirs) and signs its own; null runs without intra-cluster authentication
  */
 public record TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths,
     String primaryUrl, double weight, long reserveBytes, int ioThreads, int diskThreads, Duration idleTimeout,
-    Duration rejoinCheck, String clusterSecret) {
+    Duration rejoinCheck, Duration multipartTtl, String clusterSecret) {
 
   public TargetConfig {
     Objects.requireNonNull(host, "host");

@@ -12,8 +12,13 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
 import io.granary.target.http.TargetRouter;
+import io.granary.target.multipart.MultipartStore;
+import io.granary.target.s3.CopySource;
 import io.granary.target.s3.S3ObjectApi;
-import io.granary.common.http.ErrorRenderer;
+import io.granary.target.s3.S3TargetRoutes;
+import io.granary.common.http.client.UpstreamPool;
+import java.time.Clock;
+import io.granary.common.s3.S3Errors;
 import io.granary.target.membership.NodeIdFile;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
@@ -43,9 +48,11 @@ public final class TargetNode implements AutoCloseable {
   private final HttpServer server;
   private final ScheduledExecutorService scheduler;
   private final ClusterJoiner joiner;
+  private final UpstreamPool upstream;
 
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
-      HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner) {
+      HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream) {
+    this.upstream = upstream;
     this.id = id;
     this.url = url;
     this.store = store;
@@ -78,12 +85,16 @@ public final class TargetNode implements AutoCloseable {
     ClusterMetadataHolder holder = new ClusterMetadataHolder(id,
         new MetadataFiles(mps.stream().map(Mountpath::systemDir).toList()));
     BoundedExecutor disk = new BoundedExecutor("disk-" + id, cfg.diskThreads(), 4096);
-    holder.onChange((old, now) -> destroyRemovedBuckets(id, old, now, store, disk));
+    MultipartStore multipart = new MultipartStore(id, store, Clock.systemUTC());
+    holder.onChange((old, now) -> destroyRemovedBuckets(id, old, now, store, multipart, disk));
 
     Transport transport = Transport.best();
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
     ClusterSigner signer = cfg.clusterSecret() == null ? null : ClusterSigner.of(cfg.clusterSecret());
-    TargetRouter router = new TargetRouter(holder, store, disk, new S3ObjectApi(holder, ErrorRenderer.JSON), signer);
+    UpstreamPool upstream = new UpstreamPool(transport, 64, 1024);
+    S3TargetRoutes s3 = new S3TargetRoutes(new S3ObjectApi(holder, S3Errors.RENDERER), store, multipart, disk,
+        new CopySource(holder, upstream, signer));
+    TargetRouter router = new TargetRouter(holder, store, disk, s3, multipart, signer);
     HttpServer server;
     try {
       server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
@@ -104,14 +115,16 @@ public final class TargetNode implements AutoCloseable {
     ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
     joiner.start();
+    scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
+        1, 60, TimeUnit.MINUTES);
     log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), transport);
-    return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner);
+    return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream);
   }
 
   /** Bucket incarnations that left the bucket metadata lose their local data. */
-  private static void destroyRemovedBuckets(String id, ClusterMetadataHolder.Snapshot old, ClusterMetadataHolder.Snapshot now,
-      ObjectStore store, BoundedExecutor disk) {
+  private static void destroyRemovedBuckets(String id, ClusterMetadataHolder.Snapshot old,
+      ClusterMetadataHolder.Snapshot now, ObjectStore store, MultipartStore multipart, BoundedExecutor disk) {
     if (old == null) {
       return;
     }
@@ -121,6 +134,7 @@ public final class TargetNode implements AutoCloseable {
       if (still == null || !still.id().equals(b.id())) {
         disk.execute(() -> {
           try {
+            multipart.sweep(List.of(b), Duration.ZERO); // its uploads go with it
             store.destroyBucket(b);
           } catch (IOException e) {
             log.error("node={} bucket={} destroying local data failed", id, b.bucket(), e);
@@ -128,6 +142,17 @@ public final class TargetNode implements AutoCloseable {
         });
       }
     }
+  }
+
+  /** Aborts the uploads a client abandoned longer than {@code ttl} ago. */
+  private static void sweepUploads(String id, ClusterMetadataHolder holder, MultipartStore multipart, Duration ttl) {
+    holder.snapshot().ifPresent(s -> {
+      try {
+        multipart.sweep(List.copyOf(s.buckets().buckets().values()), ttl);
+      } catch (IOException | RuntimeException e) {
+        log.warn("node={} sweeping abandoned multipart uploads failed: {}", id, e.toString());
+      }
+    });
   }
 
   public String id() {
@@ -148,6 +173,7 @@ public final class TargetNode implements AutoCloseable {
     joiner.close();
     scheduler.shutdownNow();
     server.close();
+    upstream.close();
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     disk.close();
     store.close();

@@ -2,6 +2,7 @@ package io.granary.cli.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
+import io.granary.proxy.auth.Credentials;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,7 +34,8 @@ import java.util.concurrent.TimeoutException;
 public final class LocalCluster implements AutoCloseable {
   /** Options of a local cluster. */
   public record Options(int targets, String host, int port, Path dataDir, List<String> jvmOptions,
-      String classpath, boolean logToFiles, Duration startTimeout, List<String> proxyArgs) {
+      String classpath, boolean logToFiles, Duration startTimeout, List<String> proxyArgs, Credentials credentials,
+      boolean nativeAuth) {
     public Options {
       if (targets < 1) {
         throw new IllegalArgumentException("--targets must be at least 1, got " + targets);
@@ -43,12 +45,16 @@ public final class LocalCluster implements AutoCloseable {
       }
       jvmOptions = List.copyOf(jvmOptions);
       proxyArgs = List.copyOf(proxyArgs);
+      credentials = credentials == null ? Credentials.generate() : credentials;
     }
 
-    /** Defaults: 3 targets, 127.0.0.1:51080, this JVM's classpath, output inherited. */
+    /**
+     * Defaults: 3 targets, 127.0.0.1:51080, this JVM's classpath, output inherited, a generated key pair, the native
+     * API open (loopback only).
+     */
     public static Options defaults(Path dataDir) {
       return new Options(3, "127.0.0.1", 51080, dataDir, List.of("-Xms64m", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError"),
-          System.getProperty("java.class.path"), false, Duration.ofSeconds(60), List.of());
+          System.getProperty("java.class.path"), false, Duration.ofSeconds(60), List.of(), null, false);
     }
   }
 
@@ -93,7 +99,8 @@ public final class LocalCluster implements AutoCloseable {
 
   private List<String> proxyArgs() {
     List<String> a = new ArrayList<>(List.of("proxy", "--id", "p1", "--host", opts.host(), "--port",
-        String.valueOf(opts.port()), "--data", opts.dataDir().resolve("proxy").toString()));
+        String.valueOf(opts.port()), "--data", opts.dataDir().resolve("proxy").toString(),
+        "--native-auth=" + opts.nativeAuth()));
     a.addAll(opts.proxyArgs());
     return a;
   }
@@ -113,6 +120,11 @@ public final class LocalCluster implements AutoCloseable {
 
   public Path dataDir() {
     return opts.dataDir();
+  }
+
+  /** The S3 key pair clients sign with. */
+  public Credentials credentials() {
+    return opts.credentials();
   }
 
   public Process process(String id) {
@@ -147,7 +159,10 @@ public final class LocalCluster implements AutoCloseable {
     cmd.add("--exit-with-parent");
     cmd.add(String.valueOf(ProcessHandle.current().pid()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("GRANARY_CLUSTER_SECRET", clusterSecret); // the environment, not argv: ps shows argv
+    // Secrets go through the environment, not argv: ps shows argv.
+    pb.environment().put("GRANARY_CLUSTER_SECRET", clusterSecret);
+    pb.environment().put("GRANARY_ACCESS_KEY", opts.credentials().accessKey());
+    pb.environment().put("GRANARY_SECRET_KEY", opts.credentials().secretKey());
     if (opts.logToFiles()) {
       Path log = opts.dataDir().resolve("logs").resolve(id + ".log");
       Files.createDirectories(log.getParent());

@@ -1,5 +1,6 @@
 package io.granary.cli.local;
 
+import io.granary.proxy.auth.Credentials;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,13 +33,28 @@ public final class LocalCommand implements Callable<Integer> {
   @Option(names = "--jvm-opt", description = "Extra JVM option for every node (repeatable), e.g. --jvm-opt=-Xmx2g.")
   List<String> jvmOpts = new ArrayList<>();
 
+  @Option(names = "--access-key", defaultValue = "${env:GRANARY_ACCESS_KEY}",
+      description = "S3 access key (default: generated and printed); with --secret-key.")
+  String accessKey;
+
+  @Option(names = "--secret-key", defaultValue = "${env:GRANARY_SECRET_KEY}",
+      description = "S3 secret key (default: generated and printed).")
+  String secretKey;
+
+  @Option(names = "--auth", description = "Require signed requests on the native /v1/ API too (S3 always needs them).")
+  boolean auth;
+
   @Override
   public Integer call() throws Exception {
     LocalCluster.Options d = LocalCluster.Options.defaults(data.toAbsolutePath());
     List<String> jvm = new ArrayList<>(d.jvmOptions());
     jvm.addAll(jvmOpts);
+    if ((accessKey == null) != (secretKey == null)) {
+      throw new IllegalArgumentException("give both --access-key and --secret-key, or neither");
+    }
+    Credentials keys = accessKey == null ? Credentials.generate() : new Credentials(accessKey, secretKey);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, data.toAbsolutePath(), jvm,
-        d.classpath(), logToFiles, Duration.ofSeconds(90), List.of());
+        d.classpath(), logToFiles, Duration.ofSeconds(90), List.of(), keys, auth);
     CountDownLatch stopped = new CountDownLatch(1);
     LocalCluster[] cluster = new LocalCluster[1];
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -51,10 +67,14 @@ public final class LocalCommand implements Callable<Integer> {
     cluster[0] = LocalCluster.start(opts);
     System.out.println();
     System.out.println("Granary local cluster is up: 1 proxy, " + targets + " targets, data in " + opts.dataDir());
-    System.out.println("  endpoint:    " + cluster[0].endpoint());
+    System.out.println("  endpoint:    " + cluster[0].endpoint() + "   (S3 at / and /s3/, native API at /v1/)");
+    System.out.println("  S3 keys:     AWS_ACCESS_KEY_ID=" + keys.accessKey() + " AWS_SECRET_ACCESS_KEY="
+        + keys.secretKey() + " AWS_REGION=us-east-1");
+    System.out.println("  native API:  " + (auth ? "requires SigV4 with the S3 keys" : "open on loopback (--auth to require keys)"));
     System.out.println("  cluster map: curl " + cluster[0].endpoint() + "/v1/cluster/map");
-    System.out.println("  try:         curl -X POST " + cluster[0].endpoint() + "/v1/buckets/demo");
-    System.out.println("               curl -L -T README.md " + cluster[0].endpoint() + "/v1/objects/demo/readme");
+    System.out.println("  try:         aws --endpoint-url " + cluster[0].endpoint() + " s3 mb s3://demo");
+    System.out.println("               curl -X POST " + cluster[0].endpoint() + "/v1/buckets/demo2"
+        + (auth ? "   (sign it: --auth is on)" : ""));
     System.out.println("Press Ctrl-C to stop.");
     System.out.flush();
     stopped.await();

@@ -48,7 +48,7 @@ public record ListParams(String prefix, String startAfter, int limit, String del
       }
     }
     if (token != null && !token.isEmpty()) {
-      String fromToken = fromToken(token);
+      String fromToken = nameFromToken(token);
       if (startAfter == null || NameOrder.INSTANCE.compare(fromToken, startAfter) > 0) {
         startAfter = fromToken;
       }
@@ -64,7 +64,8 @@ public record ListParams(String prefix, String startAfter, int limit, String del
     return Base64.getUrlEncoder().withoutPadding().encodeToString(lastName.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static String fromToken(String token) {
+  /** The name a token resumes after; 400 InvalidArgument for a token this API did not issue. */
+  public static String nameFromToken(String token) {
     try {
       byte[] raw = Base64.getUrlDecoder().decode(token);
       String s = new String(raw, StandardCharsets.UTF_8);

@@ -4,77 +4,34 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.common.error.BadRequestException;
-import io.granary.common.error.PayloadTooLargeException;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.handler.codec.http.HttpContent;
 import java.io.IOException;
-import java.io.InputStream;
 
 /**
  * A handler for small admin requests whose body, if any, is JSON: it collects the body (at most
- * {@value #MAX_BODY} bytes, else 413) and calls {@link #handle} with it parsed, or with {@code null} when empty.
- * Malformed JSON is answered with 400 {@code MalformedJSON} before {@link #handle} runs.
+ * {@value #MAX_BODY} bytes, else 413) and calls {@link #handle(HttpExchange, JsonNode)} with it parsed, or with
+ * {@code null} when empty. Malformed JSON is answered with 400 {@code MalformedJSON} before that runs.
  */
-public abstract class JsonRequestHandler implements RequestHandler {
+public abstract class JsonRequestHandler extends SmallBodyHandler {
   public static final int MAX_BODY = 1024 * 1024;
 
-  private CompositeByteBuf body;
-
-  @Override
-  public void onRequest(HttpExchange exchange) throws Exception {
-    long declared = exchange.declaredLength();
-    if (declared > MAX_BODY) {
-      throw new PayloadTooLargeException("request body of " + declared + " bytes exceeds the " + MAX_BODY + "-byte limit");
-    }
+  protected JsonRequestHandler() {
+    super(MAX_BODY);
   }
 
   @Override
-  public void onContent(HttpExchange exchange, HttpContent chunk) {
-    ByteBuf c = chunk.content();
-    if (!c.isReadable()) {
-      return;
-    }
-    if (body == null) {
-      body = exchange.channel().alloc().compositeBuffer();
-    }
-    if (body.readableBytes() + c.readableBytes() > MAX_BODY) {
-      throw new PayloadTooLargeException("request body exceeds the " + MAX_BODY + "-byte limit");
-    }
-    body.addComponent(true, c.retain());
-  }
-
-  @Override
-  public void onEnd(HttpExchange exchange) throws Exception {
+  protected final void handle(HttpExchange exchange, byte[] body) throws Exception {
     JsonNode json = null;
-    try {
-      if (body != null && body.isReadable()) {
-        try (ByteBufInputStream in = new ByteBufInputStream(body)) {
-          json = ClusterJson.mapper().readTree((InputStream) in);
-        } catch (JacksonException e) {
-          throw new BadRequestException(BadRequestException.MALFORMED_JSON,
-              "request body is not valid JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-          throw new BadRequestException(BadRequestException.MALFORMED_JSON, "request body could not be read: " + e);
-        }
+    if (body.length > 0) {
+      try {
+        json = ClusterJson.mapper().readTree(body);
+      } catch (JacksonException e) {
+        throw new BadRequestException(BadRequestException.MALFORMED_JSON,
+            "request body is not valid JSON: " + e.getOriginalMessage());
+      } catch (IOException e) {
+        throw new BadRequestException(BadRequestException.MALFORMED_JSON, "request body could not be read: " + e);
       }
-    } finally {
-      release();
     }
     handle(exchange, json);
-  }
-
-  @Override
-  public void onAbort(HttpExchange exchange, Throwable cause) {
-    release();
-  }
-
-  private void release() {
-    if (body != null) {
-      body.release();
-      body = null;
-    }
   }
 
   /** Serves the request; {@code body} is null when the request had none. May answer asynchronously. */

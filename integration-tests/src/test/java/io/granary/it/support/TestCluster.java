@@ -44,7 +44,7 @@ public final class TestCluster implements AutoCloseable {
     jvm.addAll(jvmOptions);
     int port = freePortRange(targets + 1);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
-        Duration.ofSeconds(90), proxyArgs);
+        Duration.ofSeconds(90), proxyArgs, null, false);
     return new TestCluster(LocalCluster.start(opts), dir);
   }
 
@@ -62,6 +62,11 @@ public final class TestCluster implements AutoCloseable {
 
   public Path dir() {
     return dir;
+  }
+
+  /** The S3 key pair of this cluster. */
+  public io.granary.proxy.auth.Credentials credentials() {
+    return cluster.credentials();
   }
 
   public List<String> targetIds() {

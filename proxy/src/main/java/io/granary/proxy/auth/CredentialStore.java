@@ -70,6 +70,11 @@ public final class CredentialStore {
     return Optional.ofNullable(byAccessKey.get(accessKey));
   }
 
+  /** Every access key pair held. */
+  public List<Credentials> all() {
+    return List.copyOf(byAccessKey.values());
+  }
+
   public int size() {
     return byAccessKey.size();
   }

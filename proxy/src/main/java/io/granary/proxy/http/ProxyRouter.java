@@ -49,6 +49,17 @@ public final class ProxyRouter implements Router {
     return ctx.primary();
   }
 
+  /**
+   * The native API takes the same SigV4 credentials as S3. Requests signed by a node of this cluster (admin
+   * changes a non-primary proxy forwards after checking its client) pass too.
+   */
+  private void authenticateNative(HttpExchange ex) {
+    if (ctx.signer() != null && ctx.signer().verify(ex.method().name(), ex.request().uri(), ex.request().headers())) {
+      return;
+    }
+    ctx.auth().authenticate(ex);
+  }
+
   /** Requests only nodes of this cluster may send (joins, metadata pushes) must carry its signature. */
   private void requireClusterSignature(HttpExchange ex) {
     if (ctx.signer() != null
@@ -63,6 +74,10 @@ public final class ProxyRouter implements Router {
     HttpMethod m = ex.method();
     if (!path.startsWith("/v1/") && !path.equals("/v1")) {
       return s3.route(ex);
+    }
+    if (ctx.nativeAuth() && !path.equals(ApiPaths.HEALTH) && !path.equals(ApiPaths.CLUSTER_MAP)
+        && !path.equals(ApiPaths.CLUSTER_JOIN) && !path.equals(ApiPaths.METASYNC)) {
+      authenticateNative(ex);
     }
     if (path.startsWith(ApiPaths.OBJECTS)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD) || m.equals(HttpMethod.PUT)

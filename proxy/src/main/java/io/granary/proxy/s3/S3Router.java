@@ -1,46 +1,146 @@
 package io.granary.proxy.s3;
 
+import io.granary.common.s3.S3Responses;
+import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.bucket.BucketName;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.InvalidNameException;
 import io.granary.clustermap.bucket.Provider;
 import io.granary.common.error.BucketNotFoundException;
+import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.NotImplementedException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
 import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.s3.LocationConstraint;
+import io.granary.common.s3.S3ApiException;
+import io.granary.common.s3.S3Errors;
+import io.granary.common.s3.VersioningConfiguration;
 import io.granary.proxy.ProxyContext;
-import io.granary.proxy.relay.PlainBody;
-import io.granary.proxy.relay.RequestBody;
-import io.netty.handler.codec.http.HttpUtil;
+import io.granary.proxy.auth.Authentication;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
- * The S3 API of a proxy: path-style requests at the root and under {@code /s3/}. Requests naming a key go to the
- * key's owning target through a relay; bucket and service requests are answered here.
+ * The S3 API of a proxy: path-style requests at the root and under {@code /s3/}. Every request is authenticated
+ * first (SigV4, or anonymous when enabled). Requests naming a key go to the key's owning target through a relay
+ * (or, in redirect mode, GET and HEAD are answered with a 307 to a signed target URL); service and bucket requests
+ * are answered here. Sub-resources Granary does not implement (ACLs, policies, lifecycle...) are 501.
  */
 public final class S3Router implements Router {
+  /** The region a cluster reports: S3 clients need one; a cluster has one location. */
+  static final String REGION = "us-east-1";
+  private static final Set<String> UNSUPPORTED_BUCKET = Set.of("acl", "policy", "policyStatus", "lifecycle", "cors",
+      "tagging", "website", "replication", "notification", "encryption", "logging", "object-lock",
+      "ownershipControls", "publicAccessBlock", "requestPayment", "accelerate", "analytics", "inventory", "metrics",
+      "intelligent-tiering", "versions");
+  private static final Set<String> UNSUPPORTED_OBJECT = Set.of("acl", "tagging", "retention", "legal-hold",
+      "torrent", "restore", "select", "attributes");
+
   private final ProxyContext ctx;
   private final S3ObjectForwarder forwarder;
+  private final BucketAdmin admin;
 
   public S3Router(ProxyContext ctx) {
     this.ctx = ctx;
     this.forwarder = new S3ObjectForwarder(ctx.cluster(), ctx.upstream(), ctx.signer());
+    this.admin = new BucketAdmin(ctx);
   }
 
   @Override
   public RequestHandler route(HttpExchange ex) {
+    ex.useErrorRenderer(S3Errors.RENDERER);
     S3Path path = S3Path.parse(ex.path());
-    if (path.service() || !path.hasKey()) {
-      throw new NotImplementedException("bucket-level S3 operations are not available yet");
+    Authentication auth = ctx.auth().authenticate(ex);
+    HttpMethod m = ex.method();
+    Map<String, List<String>> q = ex.queryParams();
+    if (path.service()) {
+      if (m.equals(HttpMethod.GET)) {
+        return new ListBucketsHandler(ctx.cluster());
+      }
+      throw new MethodNotAllowedException(m, "/");
+    }
+    if (!path.hasKey()) {
+      return bucketOperation(ex, path, auth, m, q);
+    }
+    for (String sub : UNSUPPORTED_OBJECT) {
+      if (q.containsKey(sub)) {
+        throw new NotImplementedException("the object sub-resource ?" + sub + " is not implemented");
+      }
+    }
+    if (ex.header("x-amz-copy-source") != null && q.containsKey("partNumber")) {
+      throw new NotImplementedException("UploadPartCopy is not implemented; use CopyObject or upload the part");
     }
     BucketProps bucket = resolve(ctx.cluster(), path.bucket());
-    RequestBody body = new PlainBody(HttpUtil.getContentLength(ex.request(), ex.hasBody() ? -1L : 0L), null);
-    return forwarder.forward(ex, path, bucket, body);
+    if (ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && q.isEmpty()) {
+      return redirect(bucket, path);
+    }
+    return forwarder.forward(ex, path, bucket, S3Bodies.of(ex, auth));
+  }
+
+  private RequestHandler bucketOperation(HttpExchange ex, S3Path path, Authentication auth, HttpMethod m,
+      Map<String, List<String>> q) {
+    for (String sub : UNSUPPORTED_BUCKET) {
+      if (q.containsKey(sub)) {
+        throw new NotImplementedException("the bucket sub-resource ?" + sub + " is not implemented");
+      }
+    }
+    String name = path.bucket();
+    if (m.equals(HttpMethod.GET)) {
+      if (q.containsKey("location")) {
+        resolve(ctx.cluster(), name);
+        return exchange -> S3Responses.xml(exchange, HttpResponseStatus.OK, new LocationConstraint(REGION));
+      }
+      if (q.containsKey("versioning")) {
+        resolve(ctx.cluster(), name);
+        return exchange -> S3Responses.xml(exchange, HttpResponseStatus.OK, new VersioningConfiguration());
+      }
+      if (q.containsKey("uploads")) {
+        return new ListUploadsHandler(ctx, name);
+      }
+      String listType = ex.queryParam("list-type");
+      if (listType != null && !listType.equals("2")) {
+        throw S3ApiException.invalidArgument("list-type must be 2 when given", "list-type", listType);
+      }
+      return new ListObjectsHandler(ctx, name, listType != null);
+    } else if (m.equals(HttpMethod.HEAD)) {
+      return new HeadBucketHandler(ctx.cluster(), name);
+    } else if (m.equals(HttpMethod.PUT)) {
+      if (!q.isEmpty() && !q.containsKey("x-id")) {
+        throw new NotImplementedException("PUT on a bucket with ?" + q.keySet() + " is not implemented");
+      }
+      return new CreateBucketHandler(S3Bodies.of(ex, auth), admin, name);
+    } else if (m.equals(HttpMethod.DELETE)) {
+      return new DeleteBucketHandler(ctx, admin, name);
+    } else if (m.equals(HttpMethod.POST) && q.containsKey("delete")) {
+      return new DeleteObjectsHandler(S3Bodies.of(ex, auth), ctx, forwarder, name);
+    }
+    throw new MethodNotAllowedException(m, ex.path().raw());
+  }
+
+  /** Redirect mode: 307 to the owning target's S3 endpoint, signed so the target serves it without the client's key. */
+  private RequestHandler redirect(BucketProps bucket, S3Path path) {
+    Node owner = forwarder.owner(bucket.bucket(), path.key());
+    return exchange -> {
+      String uri = "/s3/" + bucket.bucket().name() + "/" + path.rawKey();
+      String location = owner.url() + (ctx.signer() == null ? uri
+          : ctx.signer().signUrl(exchange.method().name(), uri, 300));
+      exchange.sendRedirect(location);
+    };
   }
 
   /** A bucket by name alone, as S3 names them: the local bucket if there is one, else a registered remote one. */
   static BucketProps resolve(ClusterMetadataHolder cluster, String name) {
-    io.granary.clustermap.bucket.BucketName.requireValid(name);
+    try {
+      BucketName.requireValid(name);
+    } catch (InvalidNameException e) {
+      throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidBucketName", e.getMessage());
+    }
     for (Provider p : Provider.values()) {
       var found = cluster.require().buckets().get(new Bucket(p, name));
       if (found.isPresent()) {

@@ -6,9 +6,7 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,12 +21,14 @@ public final class ObjectPutHandler implements RequestHandler {
   private final ObjectApi api;
   private final ObjectStore store;
   private final BoundedExecutor disk;
+  private final PutCompletion completion;
   private PutOperation op;
 
-  public ObjectPutHandler(ObjectApi api, ObjectStore store, BoundedExecutor disk) {
+  public ObjectPutHandler(ObjectApi api, ObjectStore store, BoundedExecutor disk, PutCompletion completion) {
     this.api = api;
     this.store = store;
     this.disk = disk;
+    this.completion = completion;
   }
 
   @Override
@@ -36,6 +36,7 @@ public final class ObjectPutHandler implements RequestHandler {
     ex.useErrorRenderer(api.errors());
     ObjectApi.ObjectRequest req = api.read(ex);
     try {
+      completion.check(ex, req);
       op = store.beginPut(req.bucket(), req.name(), api.putOptions(ex));
     } catch (Exception e) {
       throw StorageErrors.of("starting PUT of " + req.name(), e);
@@ -55,15 +56,13 @@ public final class ObjectPutHandler implements RequestHandler {
   public void onEnd(HttpExchange ex) {
     PutOperation put = op;
     op = null;
-    disk.submit(put::finish).whenComplete((meta, err) -> {
+    disk.submit(() -> completion.complete(put)).whenComplete((headers, err) -> {
       if (err != null) {
         put.discard();
         ex.sendError(StorageErrors.of("committing " + put.location().name(), ControlClient.cause(err)));
         return;
       }
-      HttpHeaders h = new DefaultHttpHeaders();
-      api.describe(h, meta);
-      ex.sendHead(HttpResponseStatus.OK, h);
+      ex.sendHead(HttpResponseStatus.OK, headers);
     });
   }
 

@@ -13,6 +13,8 @@ import io.granary.common.membership.ClusterMapHandler;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.HealthHandler;
 import io.granary.common.membership.MetasyncHandler;
+import io.granary.target.multipart.MultipartStore;
+import io.granary.target.s3.S3TargetRoutes;
 import io.granary.target.storage.ObjectStore;
 import io.netty.handler.codec.http.HttpMethod;
 
@@ -23,6 +25,7 @@ import io.netty.handler.codec.http.HttpMethod;
  * GET|HEAD|PUT|DELETE /v1/objects/BUCKET/OBJECT   object data (clients arrive here by the proxy's 307)
  * GET|HEAD|PUT|DELETE /s3/BUCKET/KEY              the same in S3 form, relayed by a proxy
  * GET  /v1/buckets/BUCKET                          this target's part of a listing
+ * GET  /v1/buckets/BUCKET?uploads                  this target's multipart uploads in progress
  * PUT  /v1/metasync                                cluster metadata pushed by the primary
  * GET  /v1/cluster/map                             the cluster map this target holds
  * GET  /v1/health                                  liveness
@@ -33,17 +36,19 @@ public final class TargetRouter implements Router {
   private final ObjectStore store;
   private final BoundedExecutor disk;
   private final ObjectApi nativeApi;
-  private final ObjectApi s3Api;
+  private final S3TargetRoutes s3;
+  private final MultipartStore multipart;
   private final ClusterSigner signer; // null: no intra-cluster authentication
 
-  public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk, ObjectApi s3Api,
-      ClusterSigner signer) {
+  public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk, S3TargetRoutes s3,
+      MultipartStore multipart, ClusterSigner signer) {
     this.signer = signer;
     this.cluster = cluster;
     this.store = store;
     this.disk = disk;
     this.nativeApi = new NativeObjectApi(cluster);
-    this.s3Api = s3Api;
+    this.s3 = s3;
+    this.multipart = multipart;
   }
 
   private static final String S3_OBJECTS = "/s3/";
@@ -52,7 +57,7 @@ public final class TargetRouter implements Router {
     if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
       return new ObjectGetHandler(api, store);
     } else if (m.equals(HttpMethod.PUT)) {
-      return new ObjectPutHandler(api, store, disk);
+      return new ObjectPutHandler(api, store, disk, PutCompletion.object(api));
     } else if (m.equals(HttpMethod.DELETE)) {
       return new ObjectDeleteHandler(api, store, disk);
     }
@@ -66,7 +71,7 @@ public final class TargetRouter implements Router {
     if (signer != null && !path.equals(ApiPaths.HEALTH)
         && !signer.verify(m.name(), ex.request().uri(), ex.request().headers())) {
       if (path.startsWith(S3_OBJECTS)) {
-        ex.useErrorRenderer(s3Api.errors());
+        ex.useErrorRenderer(s3.api().errors());
       }
       throw new AccessDeniedException("targets serve only requests signed by a proxy of this cluster; "
           + "send requests to a proxy");
@@ -77,14 +82,15 @@ public final class TargetRouter implements Router {
         return h;
       }
     } else if (path.startsWith(S3_OBJECTS)) {
-      ex.useErrorRenderer(s3Api.errors());
-      RequestHandler h = objectHandler(s3Api, m);
+      ex.useErrorRenderer(s3.api().errors());
+      RequestHandler h = s3.route(ex);
       if (h != null) {
         return h;
       }
     } else if (path.startsWith(ApiPaths.BUCKETS_SLASH) && path.length() > ApiPaths.BUCKETS_SLASH.length()) {
       if (m.equals(HttpMethod.GET)) {
-        return new LocalListHandler(cluster, store, disk);
+        return ex.queryParams().containsKey("uploads") ? new LocalUploadsHandler(cluster, multipart, disk)
+            : new LocalListHandler(cluster, store, disk);
       }
     } else if (path.equals(ApiPaths.HEALTH)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {

@@ -45,6 +45,10 @@ public final class S3ObjectApi implements ObjectApi {
     this.errors = errors;
   }
 
+  ClusterMetadataHolder cluster() {
+    return cluster;
+  }
+
   @Override
   public ObjectRequest read(HttpExchange ex) {
     String rest = ex.path().raw().substring(PREFIX.length());

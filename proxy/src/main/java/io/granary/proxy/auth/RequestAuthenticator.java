@@ -1,0 +1,36 @@
+package io.granary.proxy.auth;
+
+import io.granary.common.http.HttpExchange;
+import java.time.Clock;
+
+/**
+ * Decides who sent a request to the proxy: a verified SigV4 signature (header or presigned URL), or nobody. An
+ * unsigned request is served only when anonymous access was explicitly enabled; otherwise it is 403 AccessDenied.
+ * A signed request is always verified, even when anonymous access is on.
+ */
+public final class RequestAuthenticator {
+  private final SigV4Verifier verifier;
+  private final boolean anonymous;
+
+  public RequestAuthenticator(CredentialStore credentials, boolean anonymous, Clock clock) {
+    this.verifier = new SigV4Verifier(credentials, clock);
+    this.anonymous = anonymous;
+  }
+
+  /** The verified authentication, or null for an anonymous request when anonymous access is on. */
+  public Authentication authenticate(HttpExchange ex) {
+    SignedRequest r = SignedRequest.of(ex.request());
+    if (SigV4Verifier.isSigned(r)) {
+      return verifier.verify(r);
+    }
+    if (anonymous) {
+      return null;
+    }
+    throw S3AuthException.accessDenied("Access Denied: the request is not signed; sign it with AWS Signature "
+        + "Version 4 using this cluster's access key");
+  }
+
+  public boolean anonymousAllowed() {
+    return anonymous;
+  }
+}

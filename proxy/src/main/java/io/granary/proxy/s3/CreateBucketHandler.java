@@ -1,0 +1,55 @@
+package io.granary.proxy.s3;
+
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.control.ControlClient;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.s3.CreateBucketConfiguration;
+import io.granary.common.s3.S3ApiException;
+import io.granary.common.s3.S3Names;
+import io.granary.proxy.relay.RequestBody;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+
+/**
+ * {@code PUT /BUCKET}: CreateBucket, a local bucket with S3-style MD5 checksums (so ETags and checksums agree).
+ * An optional CreateBucketConfiguration is checked and its region ignored: a cluster has one. An existing bucket
+ * is 409 BucketAlreadyOwnedByYou.
+ */
+final class CreateBucketHandler extends S3BodyCollector {
+  private final BucketAdmin admin;
+  private final String name;
+
+  CreateBucketHandler(RequestBody body, BucketAdmin admin, String name) {
+    super(body, 64 * 1024);
+    this.admin = admin;
+    this.name = name;
+  }
+
+  @Override
+  public void onRequest(HttpExchange ex) {
+    String problem = S3Names.bucketProblem(name);
+    if (problem != null) {
+      throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidBucketName",
+          "the bucket name '" + name + "' is not valid: " + problem);
+    }
+  }
+
+  @Override
+  protected void handle(HttpExchange ex, byte[] body) {
+    if (body.length > 0) {
+      CreateBucketConfiguration.parse(body); // malformed XML is 400 MalformedXML
+    }
+    admin.create(Bucket.local(name), ChecksumType.XXHASH64).whenComplete((ok, err) -> {
+      if (err != null) {
+        ex.sendError(ControlClient.cause(err));
+        return;
+      }
+      HttpHeaders h = new DefaultHttpHeaders();
+      h.set(HttpHeaderNames.LOCATION, "/" + name);
+      ex.sendHead(HttpResponseStatus.OK, h);
+    });
+  }
+}

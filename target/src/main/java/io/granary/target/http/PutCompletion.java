@@ -1,0 +1,36 @@
+package io.granary.target.http;
+
+import io.granary.common.http.HttpExchange;
+import io.granary.target.storage.PutOperation;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.io.IOException;
+
+/**
+ * What a streamed PUT body becomes once complete: a committed object (PutObject) or a part of a multipart
+ * upload (UploadPart). The body itself is streamed, hashed and verified the same way in both cases.
+ */
+public interface PutCompletion {
+
+  /** Checks the request before any byte is written (event loop); throws an ApiException to refuse it. */
+  void check(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException;
+
+  /** Finishes the body and returns the headers of the answer (disk pool). */
+  HttpHeaders complete(PutOperation op) throws IOException;
+
+  /** PutObject: commit the body as the object's new version; answer with the headers that describe it. */
+  static PutCompletion object(ObjectApi api) {
+    return new PutCompletion() {
+      @Override
+      public void check(HttpExchange ex, ObjectApi.ObjectRequest req) {
+      }
+
+      @Override
+      public HttpHeaders complete(PutOperation op) throws IOException {
+        HttpHeaders h = new DefaultHttpHeaders();
+        api.describe(h, op.finish());
+        return h;
+      }
+    };
+  }
+}

@@ -1,0 +1,357 @@
+package io.granary.target.multipart;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.NameOrder;
+import io.granary.common.s3.CompletedPart;
+import io.granary.common.s3.S3ApiException;
+import io.granary.target.checksum.ContentHasher;
+import io.granary.target.meta.MetaStore;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.FileOps;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.ObjectLocation;
+import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.PutOperation;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Multipart uploads of one target. An upload lives on the HRW mountpath of its key, so completing it assembles
+ * the object on the same filesystem it will stay on:
+ *
+ * <pre>
+ * uploads column:  BUCKET_PREFIX + KEY + NUL + UPLOAD_ID  ->  Upload (JSON)
+ * parts column:    UPLOAD_ID + "/" + 00042                ->  Part (JSON)
+ * MOUNTPATH/uploads/UPLOAD_ID/42.SEQ                      the part's bytes
+ * </pre>
+ *
+ * A part is stored like an object body (streamed, hashed, fsynced), then renamed into the upload and recorded; a
+ * record always names the file it describes. Completion checks the parts as S3 does, copies them into one work
+ * file while computing the bucket checksum, and commits it through the object store's crash-safe path. Uploads
+ * older than a TTL are aborted by {@link #sweep}, so abandoned uploads do not hold disk forever. Blocking: call
+ * from the disk pool.
+ */
+public final class MultipartStore {
+  private static final Logger log = LoggerFactory.getLogger(MultipartStore.class);
+  private static final ObjectMapper JSON = ClusterJson.mapper();
+  private static final SecureRandom RANDOM = new SecureRandom();
+  /** S3's minimum size of every part but the last. */
+  public static final long MIN_PART_SIZE = 5L << 20;
+  public static final int MAX_PARTS = 10_000;
+
+  private final String nodeId;
+  private final ObjectStore store;
+  private final Clock clock;
+  private final ReentrantLock[] locks = new ReentrantLock[256];
+
+  public MultipartStore(String nodeId, ObjectStore store, Clock clock) {
+    this.nodeId = nodeId;
+    this.store = store;
+    this.clock = clock;
+    for (int i = 0; i < locks.length; i++) {
+      locks[i] = new ReentrantLock();
+    }
+  }
+
+  /** Starts an upload of {@code name}. */
+  public Upload create(BucketProps bucket, String name, String contentType, Map<String, String> userMeta)
+      throws IOException {
+    byte[] id = new byte[16];
+    RANDOM.nextBytes(id);
+    Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta);
+    ObjectLocation loc = store.locate(bucket, name);
+    uploads(loc.mountpath()).put(uploadKey(loc, u.uploadId()), JSON.writeValueAsBytes(u));
+    return u;
+  }
+
+  /** The upload, or 404 NoSuchUpload. */
+  public Upload require(BucketProps bucket, String name, String uploadId) throws IOException {
+    ObjectLocation loc = store.locate(bucket, name);
+    byte[] v = uploadId == null || uploadId.isEmpty() ? null : uploads(loc.mountpath()).get(uploadKey(loc, uploadId));
+    if (v == null) {
+      throw noSuchUpload(uploadId);
+    }
+    return JSON.readValue(v, Upload.class);
+  }
+
+  /** Checks a part number: 1 to 10000 (400 InvalidArgument otherwise). */
+  public static int partNumber(String value) {
+    int n;
+    try {
+      n = Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 1 || n > MAX_PARTS) {
+      throw S3ApiException.invalidArgument("Part number must be an integer between 1 and " + MAX_PARTS + ", inclusive",
+          "partNumber", value);
+    }
+    return n;
+  }
+
+  /** Records a staged part body (from {@link PutOperation#finishStaged}) as part {@code number} of the upload. */
+  public Part addPart(BucketProps bucket, Upload upload, int number, PutOperation.Staged staged, String md5)
+      throws IOException {
+    ObjectLocation loc = store.locate(bucket, upload.name());
+    ReentrantLock lock = lock(upload.uploadId());
+    lock.lock();
+    try {
+      require(bucket, upload.name(), upload.uploadId()); // not aborted or completed meanwhile
+      Path dir = loc.mountpath().uploadsDir().resolve(upload.uploadId());
+      Files.createDirectories(dir);
+      String file = number + "." + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE);
+      FileOps.moveReplacing(staged.workFile(), dir.resolve(file));
+      MetaStore.Column parts = parts(loc.mountpath());
+      String key = partKey(upload.uploadId(), number);
+      byte[] old = parts.get(key);
+      Part part = new Part(number, staged.size(), md5, clock.millis(), file);
+      parts.put(key, JSON.writeValueAsBytes(part));
+      if (old != null) {
+        Files.deleteIfExists(dir.resolve(JSON.readValue(old, Part.class).file()));
+      }
+      return part;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The upload's parts, by number. */
+  public List<Part> parts(BucketProps bucket, Upload upload) throws IOException {
+    ObjectLocation loc = store.locate(bucket, upload.name());
+    List<Part> out = new ArrayList<>();
+    parts(loc.mountpath()).scan(upload.uploadId() + "/", null, (k, v) -> {
+      try {
+        out.add(JSON.readValue(v, Part.class));
+      } catch (IOException e) {
+        throw new IllegalStateException("corrupt part record " + k, e);
+      }
+      return true;
+    });
+    return out;
+  }
+
+  /**
+   * Completes an upload: checks the requested parts (ascending: InvalidPartOrder; present with the given ETag:
+   * InvalidPart; at least 5 MiB except the last: EntityTooSmall), assembles them, commits the object with ETag
+   * {@code md5(part md5s)-N}, and removes the upload.
+   */
+  public ObjectMeta complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested)
+      throws IOException {
+    ReentrantLock lock = lock(uploadId);
+    lock.lock();
+    try {
+      Upload upload = require(bucket, name, uploadId);
+      if (requested.isEmpty()) {
+        throw S3ApiException.malformedXml("CompleteMultipartUpload must name at least one part");
+      }
+      Map<Integer, Part> stored = new TreeMap<>();
+      for (Part p : parts(bucket, upload)) {
+        stored.put(p.number(), p);
+      }
+      List<Part> chosen = new ArrayList<>(requested.size());
+      int previous = 0;
+      for (int i = 0; i < requested.size(); i++) {
+        CompletedPart c = requested.get(i);
+        if (c.partNumber() <= previous) {
+          throw S3ApiException.invalidPartOrder("parts must be listed in ascending order of part number; "
+              + c.partNumber() + " follows " + previous);
+        }
+        previous = c.partNumber();
+        Part p = stored.get(c.partNumber());
+        if (p == null || !p.md5().equalsIgnoreCase(c.normalizedEtag())) {
+          throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidPart", "part " + c.partNumber()
+              + " with ETag " + c.etag() + " was not uploaded to this upload, or has another ETag");
+        }
+        if (i < requested.size() - 1 && p.size() < MIN_PART_SIZE) {
+          throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "EntityTooSmall", "part " + p.number() + " is "
+              + p.size() + " bytes; every part but the last must be at least " + MIN_PART_SIZE + " bytes");
+        }
+        chosen.add(p);
+      }
+      ObjectMeta meta = assemble(bucket, upload, chosen);
+      remove(bucket, upload);
+      log.info("node={} bucket={} object={}: completed multipart upload {} of {} parts, {} bytes", nodeId,
+          bucket.bucket(), name, uploadId, chosen.size(), meta.size());
+      return meta;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts) throws IOException {
+    ObjectLocation loc = store.locate(bucket, upload.name());
+    Path dir = loc.mountpath().uploadsDir().resolve(upload.uploadId());
+    Path work = store.newWorkFile(loc);
+    ContentHasher hasher = ContentHasher.of(bucket.checksum());
+    MessageDigest md5OfMd5s = md5();
+    long total = 0;
+    ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(1 << 20, 1 << 20);
+    try (FileChannel out = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      ByteBuffer nio = buf.internalNioBuffer(0, buf.capacity());
+      for (Part p : parts) {
+        md5OfMd5s.update(HexFormat.of().parseHex(p.md5()));
+        try (FileChannel in = FileChannel.open(dir.resolve(p.file()), StandardOpenOption.READ)) {
+          if (in.size() != p.size()) {
+            throw new IOException("part " + p.number() + " of upload " + upload.uploadId() + " is " + in.size()
+                + " bytes on disk but " + p.size() + " in its record");
+          }
+          while (true) {
+            nio.clear();
+            if (in.read(nio) < 0) {
+              break;
+            }
+            nio.flip();
+            hasher.update(nio);
+            while (nio.hasRemaining()) {
+              out.write(nio);
+            }
+          }
+        }
+        total += p.size();
+      }
+      out.force(true);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(work);
+      throw e;
+    } finally {
+      buf.release();
+    }
+    String etag = HexFormat.of().formatHex(md5OfMd5s.digest()) + "-" + parts.size();
+    ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
+        upload.userMeta());
+    try {
+      store.commitWorkFile(loc, work, meta);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(work);
+      throw e;
+    }
+    return meta;
+  }
+
+  /** Aborts an upload: its parts and record go. 404 NoSuchUpload when it does not exist. */
+  public void abort(BucketProps bucket, String name, String uploadId) throws IOException {
+    ReentrantLock lock = lock(uploadId);
+    lock.lock();
+    try {
+      remove(bucket, require(bucket, name, uploadId));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void remove(BucketProps bucket, Upload upload) throws IOException {
+    ObjectLocation loc = store.locate(bucket, upload.name());
+    MetaStore.Column parts = parts(loc.mountpath());
+    for (Part p : parts(bucket, upload)) {
+      parts.delete(partKey(upload.uploadId(), p.number()));
+    }
+    uploads(loc.mountpath()).delete(uploadKey(loc, upload.uploadId()));
+    FileOps.deleteTree(loc.mountpath().uploadsDir().resolve(upload.uploadId()));
+  }
+
+  /**
+   * Uploads of a bucket in key order (then upload id), those with keys starting with {@code prefix} and after
+   * ({@code keyMarker}, {@code uploadIdMarker}), at most {@code limit}, merged across mountpaths.
+   */
+  public List<Upload> list(BucketProps bucket, String prefix, String keyMarker, String uploadIdMarker, int limit)
+      throws IOException {
+    String bp = ObjectStore.bucketPrefix(bucket);
+    String after = keyMarker == null || keyMarker.isEmpty() ? null
+        : bp + keyMarker + (uploadIdMarker == null || uploadIdMarker.isEmpty() ? "\u0000\uffff" : "\u0000" + uploadIdMarker);
+    List<Upload> all = new ArrayList<>();
+    for (Mountpath mp : store.mountpaths()) {
+      int[] n = {0};
+      uploads(mp).scan(bp + prefix, after, (k, v) -> {
+        try {
+          all.add(JSON.readValue(v, Upload.class));
+        } catch (IOException e) {
+          throw new IllegalStateException("corrupt upload record " + k, e);
+        }
+        return ++n[0] < limit;
+      });
+    }
+    all.sort((a, b) -> {
+      int c = NameOrder.INSTANCE.compare(a.name(), b.name());
+      return c != 0 ? c : a.uploadId().compareTo(b.uploadId());
+    });
+    return all.size() <= limit ? all : new ArrayList<>(all.subList(0, limit));
+  }
+
+  /** Aborts every upload of the given buckets started more than {@code ttl} ago; returns how many. */
+  public int sweep(List<BucketProps> buckets, Duration ttl) throws IOException {
+    long cutoff = clock.millis() - ttl.toMillis();
+    int aborted = 0;
+    for (BucketProps b : buckets) {
+      for (Upload u : list(b, "", null, null, Integer.MAX_VALUE)) {
+        if (u.initiated() < cutoff) {
+          try {
+            abort(b, u.name(), u.uploadId());
+            aborted++;
+            log.info("node={} bucket={} object={}: aborted multipart upload {} abandoned since {}", nodeId,
+                b.bucket(), u.name(), u.uploadId(), java.time.Instant.ofEpochMilli(u.initiated()));
+          } catch (S3ApiException gone) {
+            // completed or aborted meanwhile
+          }
+        }
+      }
+    }
+    return aborted;
+  }
+
+  private static String uploadKey(ObjectLocation loc, String uploadId) {
+    return loc.key() + "\u0000" + uploadId;
+  }
+
+  private static String partKey(String uploadId, int number) {
+    return uploadId + "/" + String.format("%05d", number);
+  }
+
+  private static MetaStore.Column uploads(Mountpath mp) {
+    return mp.meta().column("uploads");
+  }
+
+  private static MetaStore.Column parts(Mountpath mp) {
+    return mp.meta().column("parts");
+  }
+
+  private ReentrantLock lock(String uploadId) {
+    return locks[(uploadId.hashCode() & 0x7fffffff) % locks.length];
+  }
+
+  private static S3ApiException noSuchUpload(String uploadId) {
+    return new S3ApiException(HttpResponseStatus.NOT_FOUND, "NoSuchUpload",
+        "the upload '" + uploadId + "' does not exist: it was never started, or was completed or aborted");
+  }
+
+  private static MessageDigest md5() {
+    try {
+      return MessageDigest.getInstance("MD5");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+
+}

@@ -1,0 +1,54 @@
+package io.granary.target.s3;
+
+import io.granary.common.control.ControlClient;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.SmallBodyHandler;
+import io.granary.common.s3.CompleteMultipartUpload;
+import io.granary.common.s3.CompleteMultipartUploadResult;
+import io.granary.common.s3.S3Responses;
+import io.granary.target.http.ObjectApi;
+import io.granary.target.multipart.MultipartStore;
+import io.netty.handler.codec.http.HttpResponseStatus;
+
+/**
+ * CompleteMultipartUpload ({@code POST ?uploadId=U} with the part list): checks the parts, assembles and commits
+ * the object on the disk pool, and answers with its ETag ({@code md5-of-part-md5s-N}).
+ */
+final class CompleteUploadHandler extends SmallBodyHandler {
+  /** 10,000 parts with checksums come to about 1.3 MB. */
+  static final int MAX_BODY = 4 << 20;
+
+  private final ObjectApi api;
+  private final MultipartStore multipart;
+  private final BoundedExecutor disk;
+  private ObjectApi.ObjectRequest req;
+
+  CompleteUploadHandler(ObjectApi api, MultipartStore multipart, BoundedExecutor disk) {
+    super(MAX_BODY);
+    this.api = api;
+    this.multipart = multipart;
+    this.disk = disk;
+  }
+
+  @Override
+  public void onRequest(HttpExchange ex) throws Exception {
+    super.onRequest(ex);
+    req = api.read(ex);
+  }
+
+  @Override
+  protected void handle(HttpExchange ex, byte[] body) {
+    CompleteMultipartUpload parts = CompleteMultipartUpload.parse(body);
+    String uploadId = ex.queryParam("uploadId");
+    disk.submit(() -> multipart.complete(req.bucket(), req.name(), uploadId, parts.parts())).whenComplete((m, err) -> {
+      if (err != null) {
+        ex.sendError(ControlClient.cause(err));
+      } else {
+        String bucket = req.bucket().bucket().name();
+        S3Responses.xml(ex, HttpResponseStatus.OK, new CompleteMultipartUploadResult(
+            "/" + bucket + "/" + req.name(), bucket, req.name(), m.effectiveEtag()));
+      }
+    });
+  }
+}

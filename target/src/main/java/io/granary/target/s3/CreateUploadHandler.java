@@ -1,0 +1,40 @@
+package io.granary.target.s3;
+
+import io.granary.common.control.ControlClient;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.RequestHandler;
+import io.granary.common.s3.InitiateMultipartUploadResult;
+import io.granary.common.s3.S3Responses;
+import io.granary.target.http.ObjectApi;
+import io.granary.target.multipart.MultipartStore;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+
+/** CreateMultipartUpload ({@code POST ?uploads}): records the upload with the object's future Content-Type and metadata. */
+final class CreateUploadHandler implements RequestHandler {
+  private final ObjectApi api;
+  private final MultipartStore multipart;
+  private final BoundedExecutor disk;
+
+  CreateUploadHandler(ObjectApi api, MultipartStore multipart, BoundedExecutor disk) {
+    this.api = api;
+    this.multipart = multipart;
+    this.disk = disk;
+  }
+
+  @Override
+  public void onRequest(HttpExchange ex) {
+    ObjectApi.ObjectRequest req = api.read(ex);
+    var meta = S3ObjectApi.userMeta(ex.request().headers());
+    String contentType = ex.header(HttpHeaderNames.CONTENT_TYPE);
+    disk.submit(() -> multipart.create(req.bucket(), req.name(), contentType, meta)).whenComplete((u, err) -> {
+      if (err != null) {
+        ex.sendError(ControlClient.cause(err));
+      } else {
+        S3Responses.xml(ex, HttpResponseStatus.OK,
+            new InitiateMultipartUploadResult(req.bucket().bucket().name(), req.name(), u.uploadId()));
+      }
+    });
+  }
+}

@@ -1,0 +1,50 @@
+package io.granary.target.s3;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.http.HttpExchange;
+import io.granary.target.http.ObjectApi;
+import io.granary.target.http.PutCompletion;
+import io.granary.target.multipart.MultipartStore;
+import io.granary.target.multipart.Part;
+import io.granary.target.multipart.Upload;
+import io.granary.target.storage.PutOperation;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.io.IOException;
+import java.nio.file.Files;
+
+/** UploadPart ({@code PUT ?partNumber=N&uploadId=U}): the streamed body becomes part N of the upload; its ETag is its MD5. */
+final class PartCompletion implements PutCompletion {
+  private final MultipartStore multipart;
+  private BucketProps bucket;
+  private Upload upload;
+  private int number;
+
+  PartCompletion(MultipartStore multipart) {
+    this.multipart = multipart;
+  }
+
+  @Override
+  public void check(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
+    number = MultipartStore.partNumber(ex.queryParam("partNumber"));
+    bucket = req.bucket();
+    upload = multipart.require(req.bucket(), req.name(), ex.queryParam("uploadId"));
+  }
+
+  @Override
+  public HttpHeaders complete(PutOperation op) throws IOException {
+    PutOperation.Staged staged = op.finishStaged();
+    Part part;
+    try {
+      part = multipart.addPart(bucket, upload, number, staged, staged.sums().get(ChecksumType.MD5));
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(staged.workFile());
+      throw e;
+    }
+    HttpHeaders h = new DefaultHttpHeaders();
+    h.set(HttpHeaderNames.ETAG, "\"" + part.md5() + "\"");
+    return h;
+  }
+}

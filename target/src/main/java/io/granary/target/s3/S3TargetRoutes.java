@@ -1,0 +1,82 @@
+package io.granary.target.s3;
+
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.RequestHandler;
+import io.granary.target.http.ObjectDeleteHandler;
+import io.granary.target.http.ObjectGetHandler;
+import io.granary.target.http.ObjectPutHandler;
+import io.granary.target.http.PutCompletion;
+import io.granary.target.multipart.MultipartStore;
+import io.granary.target.storage.ObjectStore;
+import io.netty.handler.codec.http.HttpMethod;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The target's S3 endpoints under {@code /s3/BUCKET/KEY}, as a proxy relays them:
+ *
+ * <pre>
+ * GET|HEAD                   GetObject, HeadObject        PUT                       PutObject
+ * PUT  + x-amz-copy-source   CopyObject                   DELETE                    DeleteObject
+ * POST ?uploads              CreateMultipartUpload        PUT  ?partNumber&amp;uploadId  UploadPart
+ * POST ?uploadId             CompleteMultipartUpload      DELETE ?uploadId          AbortMultipartUpload
+ * GET  ?uploadId             ListParts
+ * </pre>
+ */
+public final class S3TargetRoutes {
+  private final S3ObjectApi api;
+  private final ObjectStore store;
+  private final MultipartStore multipart;
+  private final BoundedExecutor disk;
+  private final CopySource copySource;
+
+  public S3TargetRoutes(S3ObjectApi api, ObjectStore store, MultipartStore multipart, BoundedExecutor disk,
+      CopySource copySource) {
+    this.api = api;
+    this.store = store;
+    this.multipart = multipart;
+    this.disk = disk;
+    this.copySource = copySource;
+  }
+
+  public S3ObjectApi api() {
+    return api;
+  }
+
+  /** The handler for an S3 request, or null when the method does not apply. */
+  public RequestHandler route(HttpExchange ex) {
+    HttpMethod m = ex.method();
+    Map<String, List<String>> q = ex.queryParams();
+    if (m.equals(HttpMethod.POST)) {
+      if (q.containsKey("uploads")) {
+        return new CreateUploadHandler(api, multipart, disk);
+      }
+      if (q.containsKey("uploadId")) {
+        return new CompleteUploadHandler(api, multipart, disk);
+      }
+      return null;
+    }
+    if (q.containsKey("uploadId")) {
+      if (m.equals(HttpMethod.PUT)) {
+        return new ObjectPutHandler(api, store, disk, new PartCompletion(multipart));
+      } else if (m.equals(HttpMethod.DELETE)) {
+        return new AbortUploadHandler(api, multipart, disk);
+      } else if (m.equals(HttpMethod.GET)) {
+        return new ListPartsHandler(api, multipart, disk);
+      }
+      return null;
+    }
+    if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
+      return new ObjectGetHandler(api, store);
+    } else if (m.equals(HttpMethod.PUT)) {
+      if (ex.header(CopyObjectHandler.COPY_SOURCE) != null) {
+        return new CopyObjectHandler(api, store, disk, copySource);
+      }
+      return new ObjectPutHandler(api, store, disk, PutCompletion.object(api));
+    } else if (m.equals(HttpMethod.DELETE)) {
+      return new ObjectDeleteHandler(api, store, disk);
+    }
+    return null;
+  }
+}
