@@ -85,6 +85,11 @@ class BadInputIT {
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)));
   }
 
+  private static Http.Reply signedAdmin(String method, String path, String body) throws Exception {
+    return Http.send(Http.NO_FOLLOW, cluster.signed(HttpRequest.newBuilder(URI.create(cluster.endpoint() + path))
+        .header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body))));
+  }
+
   private static String code(String json) throws Exception {
     return ClusterJson.mapper().readTree(json).path("code").asText();
   }
@@ -101,7 +106,8 @@ class BadInputIT {
   void traversalAndEmptyNames_are400_onProxyAndTarget(String path) throws Exception {
     for (String base : List.of(cluster.endpoint(), keepOwnerUrl())) {
       for (String method : List.of("GET", "PUT", "DELETE")) {
-        String head = method + " " + path + " HTTP/1.1" + (method.equals("PUT") ? "\r\nContent-Length: 5" : "");
+        String head = method + " " + path + " HTTP/1.1" + (method.equals("PUT") ? "\r\nContent-Length: 5" : "")
+            + (base.equals(cluster.endpoint()) ? "" : cluster.signatureLines(method, path));
         RawHttp.Response r = RawHttp.exchange(base, head, method.equals("PUT") ? "hello".getBytes() : null, false);
         assertThat(r.status()).as("%s %s on %s", method, path, base).isEqualTo(400);
         assertThat(code(r.body())).isIn("InvalidObjectName", "InvalidURI");
@@ -135,13 +141,14 @@ class BadInputIT {
   @Test
   void unknownBucket_is404_onProxyAndTarget() throws Exception {
     for (String base : List.of(cluster.endpoint(), keepOwnerUrl())) {
-      Http.Reply get = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(base + "/v1/objects/nosuchbucket/x")).GET());
+      Http.Reply get = Http.send(Http.NO_FOLLOW, cluster.signed(
+          HttpRequest.newBuilder(URI.create(base + "/v1/objects/nosuchbucket/x")).GET()));
       assertThat(get.status()).isEqualTo(404);
       assertThat(code(get.bodyText())).isEqualTo("BucketNotFound");
-      Http.Reply put = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(base + "/v1/objects/nosuchbucket/x"))
-          .PUT(HttpRequest.BodyPublishers.ofString("data")));
+      Http.Reply put = Http.send(Http.NO_FOLLOW, cluster.signed(
+          HttpRequest.newBuilder(URI.create(base + "/v1/objects/nosuchbucket/x")).PUT(HttpRequest.BodyPublishers.ofString("data"))));
       assertThat(put.status()).isEqualTo(404);
-      assertThat(Http.get(base + "/v1/buckets/nosuchbucket").status()).isEqualTo(404);
+      assertThat(cluster.getSigned(base + "/v1/buckets/nosuchbucket").status()).isEqualTo(404);
     }
     assertThat(admin("DELETE", "/v1/buckets/nosuchbucket", null).status()).isEqualTo(404);
     assertThat(admin("POST", "/v1/buckets/Invalid_UPPER", null).status()).isEqualTo(400);
@@ -214,26 +221,28 @@ class BadInputIT {
   @Test
   void truncatedBody_is400IncompleteBody_andStoresNothing() throws Exception {
     String target = cluster.owner(BUCKET, "truncated").url();
-    RawHttp.Response r = RawHttp.exchange(target, "PUT /v1/objects/badinput/truncated HTTP/1.1\r\nContent-Length: 1000000",
-        Content.bytes(5, 4000), true);
+    RawHttp.Response r = RawHttp.exchange(target, "PUT /v1/objects/badinput/truncated HTTP/1.1\r\nContent-Length: 1000000"
+        + cluster.signatureLines("PUT", "/v1/objects/badinput/truncated"), Content.bytes(5, 4000), true);
     assertThat(r.status()).isEqualTo(400);
     assertThat(code(r.body())).isEqualTo("IncompleteBody");
     assertThat(r.body()).contains("4000 of 1000000");
     // The same over an existing object leaves the old content.
     String keepTarget = keepOwnerUrl();
     RawHttp.Response r2 = RawHttp.exchange(keepTarget, "PUT /v1/objects/badinput/keep/this%20object HTTP/1.1\r\n"
-        + "Content-Length: 500000", Content.bytes(6, 1000), true);
+        + "Content-Length: 500000" + cluster.signatureLines("PUT", "/v1/objects/badinput/keep/this%20object"),
+        Content.bytes(6, 1000), true);
     assertThat(r2.status()).isEqualTo(400);
     // A client that disappears mid-body (no half-close) leaves nothing either.
     try (java.net.Socket s = new java.net.Socket("127.0.0.1", URI.create(target).getPort())) {
-      s.getOutputStream().write(("PUT /v1/objects/badinput/vanished HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
-          .getBytes());
+      s.getOutputStream().write(("PUT /v1/objects/badinput/vanished HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000"
+          + cluster.signatureLines("PUT", "/v1/objects/badinput/vanished") + "\r\n\r\n").getBytes());
       s.getOutputStream().write(Content.bytes(7, 10_000));
       s.getOutputStream().flush();
     }
     // Chunked body without its final chunk.
     RawHttp.Response chunked = RawHttp.exchange(target, "PUT /v1/objects/badinput/chunked HTTP/1.1\r\n"
-        + "Transfer-Encoding: chunked", "5\r\nhello\r\n".getBytes(), true);
+        + "Transfer-Encoding: chunked" + cluster.signatureLines("PUT", "/v1/objects/badinput/chunked"),
+        "5\r\nhello\r\n".getBytes(), true);
     assertThat(chunked.status()).isEqualTo(400);
   }
 
@@ -250,15 +259,38 @@ class BadInputIT {
     assertThat(admin("PUT", "/v1/cluster/nodes/t1", "maintenance").status()).isEqualTo(400);
     assertThat(admin("PUT", "/v1/cluster/nodes/t1", "{\"state\":\"sleeping\"}").status()).isEqualTo(400);
     assertThat(admin("PUT", "/v1/cluster/nodes/nosuch", "{\"state\":\"maintenance\"}").status()).isEqualTo(404);
-    assertThat(admin("POST", "/v1/cluster/join", "{\"id\":\"../evil\",\"role\":\"target\",\"url\":\"http://x\"}").status())
-        .isEqualTo(400);
-    assertThat(admin("POST", "/v1/cluster/join", "garbage").status()).isEqualTo(400);
+    assertThat(admin("POST", "/v1/cluster/join", "{\"id\":\"t9\",\"role\":\"target\",\"url\":\"http://x\"}").status())
+        .as("only nodes holding the cluster secret may join").isEqualTo(403);
+    assertThat(signedAdmin("POST", "/v1/cluster/join", "{\"id\":\"../evil\",\"role\":\"target\",\"url\":\"http://x\"}")
+        .status()).isEqualTo(400);
+    assertThat(signedAdmin("POST", "/v1/cluster/join", "garbage").status()).isEqualTo(400);
     Http.Reply big = admin("POST", "/v1/buckets/newbucket", "{\"checksum\":\"" + "x".repeat(2 << 20) + "\"}");
     assertThat(big.status()).isEqualTo(413);
-    Http.Reply metasync = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(keepOwnerUrl() + "/v1/metasync"))
-        .PUT(HttpRequest.BodyPublishers.ofString("{\"map\":42}")));
+    Http.Reply metasync = Http.send(Http.NO_FOLLOW, cluster.signed(HttpRequest.newBuilder(
+        URI.create(keepOwnerUrl() + "/v1/metasync")).PUT(HttpRequest.BodyPublishers.ofString("{\"map\":42}"))));
     assertThat(metasync.status()).isEqualTo(400);
     assertThat(cluster.map().targets().values()).allSatisfy(n -> assertThat(n.state().wireName()).isEqualTo("active"));
+  }
+
+  @Test
+  void targets_refuseUnsignedRequests_with403() throws Exception {
+    String target = keepOwnerUrl();
+    for (String path : List.of("/v1/objects/badinput/keep/this%20object", "/v1/buckets/badinput", "/v1/cluster/map",
+        "/s3/badinput/keep/this%20object")) {
+      Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(target + path)).GET());
+      assertThat(r.status()).as(path).isEqualTo(403);
+    }
+    Http.Reply put = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(target + "/v1/objects/badinput/sneaky"))
+        .PUT(HttpRequest.BodyPublishers.ofString("data")));
+    assertThat(put.status()).isEqualTo(403);
+    Http.Reply metasync = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(target + "/v1/metasync"))
+        .PUT(HttpRequest.BodyPublishers.ofString("{}")));
+    assertThat(metasync.status()).isEqualTo(403);
+    // A forged or expired signature is no better.
+    Http.Reply forged = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(target
+        + "/v1/objects/badinput/keep/this%20object?granary-expires=9999999999&granary-signature=forged")).GET());
+    assertThat(forged.status()).isEqualTo(403);
+    assertThat(Http.get(target + "/v1/health").status()).as("health stays open").isEqualTo(200);
   }
 
   @Test
@@ -271,7 +303,7 @@ class BadInputIT {
 
   @Test
   void unknownEndpointsAndMethods_are404And405() throws Exception {
-    assertThat(Http.get(cluster.endpoint() + "/v2/whatever").status()).isEqualTo(404);
+    assertThat(Http.get(cluster.endpoint() + "/v1/whatever").status()).isEqualTo(404);
     Http.Reply patch = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET, KEEP)))
         .method("PATCH", HttpRequest.BodyPublishers.noBody()));
     assertThat(patch.status()).isEqualTo(405);

@@ -137,14 +137,14 @@ class CrashRecoveryIT {
     for (String name : acked) {
       long[] spec = attempted.get(name);
       Http.Reply r = Http.sendHashing(Http.FOLLOW,
-          HttpRequest.newBuilder(URI.create(Names.url(cluster.targetUrl(VICTIM), BUCKET, name))).GET());
+          cluster.signed(HttpRequest.newBuilder(URI.create(Names.url(cluster.targetUrl(VICTIM), BUCKET, name))).GET()));
       assertThat(r.status()).as("acknowledged %s", name).isEqualTo(200);
       assertThat(r.sha256()).as("acknowledged %s", name).isEqualTo(Http.sha256(Content.bytes(spec[0], (int) spec[1])));
     }
     // Unacknowledged PUTs either never happened or happened completely; nothing else is listed.
     int unackedPresent = 0;
     JsonNode page = ClusterJson.mapper().readTree(
-        Http.get(cluster.targetUrl(VICTIM) + "/v1/buckets/" + BUCKET + "?limit=10000").body());
+        cluster.getSigned(cluster.targetUrl(VICTIM) + "/v1/buckets/" + BUCKET + "?limit=10000").body());
     for (JsonNode e : page.path("entries")) {
       String name = e.path("name").asText();
       assertThat(attempted).as("listed object was PUT").containsKey(name);
@@ -152,7 +152,7 @@ class CrashRecoveryIT {
       assertThat(e.path("size").asLong()).as("size of %s", name).isEqualTo(spec[1]);
       if (!acked.contains(name)) {
         Http.Reply r = Http.sendHashing(Http.FOLLOW,
-            HttpRequest.newBuilder(URI.create(Names.url(cluster.targetUrl(VICTIM), BUCKET, name))).GET());
+            cluster.signed(HttpRequest.newBuilder(URI.create(Names.url(cluster.targetUrl(VICTIM), BUCKET, name))).GET()));
         assertThat(r.sha256()).as("unacknowledged but present %s", name)
             .isEqualTo(Http.sha256(Content.bytes(spec[0], (int) spec[1])));
         unackedPresent++;

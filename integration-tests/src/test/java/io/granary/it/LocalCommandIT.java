@@ -34,7 +34,7 @@ class LocalCommandIT {
     String endpoint = null;
     for (String line; System.nanoTime() < deadline && (line = out.readLine()) != null; ) {
       if (line.contains("endpoint:")) {
-        endpoint = line.substring(line.indexOf("http"));
+        endpoint = line.substring(line.indexOf("http")).split("\\s+")[0];
       }
       if (line.contains("Press Ctrl-C")) {
         return endpoint;

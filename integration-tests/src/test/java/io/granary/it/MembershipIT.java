@@ -74,6 +74,11 @@ class MembershipIT {
         .method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json)));
   }
 
+  private static Http.Reply signedSend(String method, String url, String json) throws Exception {
+    return Http.send(Http.NO_FOLLOW, cluster.signed(HttpRequest.newBuilder(URI.create(url))
+        .header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json))));
+  }
+
   private static List<String> ownedBy(ClusterMap map, String target) {
     List<String> out = new ArrayList<>();
     for (String n : objects.keySet()) {
@@ -195,7 +200,7 @@ class MembershipIT {
   @Order(5)
   void metasync_ignoresOlderVersions_andRefusesForeignClusters() throws Exception {
     String target = cluster.targetUrl("t2");
-    JsonNode current = ClusterJson.mapper().readTree(Http.get(target + "/v1/cluster/map").body());
+    JsonNode current = ClusterJson.mapper().readTree(cluster.getSigned(target + "/v1/cluster/map").body());
     long version = current.path("version").asLong();
     ObjectNode older = (ObjectNode) ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/cluster/map").body());
     older.put("version", 2);
@@ -206,12 +211,13 @@ class MembershipIT {
     push.set("map", older);
     push.set("buckets", buckets);
 
-    Http.Reply stale = send("PUT", target + "/v1/metasync", push.toString());
+    assertThat(send("PUT", target + "/v1/metasync", push.toString()).status()).as("unsigned push").isEqualTo(403);
+    Http.Reply stale = signedSend("PUT", target + "/v1/metasync", push.toString());
     assertThat(stale.status()).isEqualTo(200);
-    JsonNode after = ClusterJson.mapper().readTree(Http.get(target + "/v1/cluster/map").body());
+    JsonNode after = ClusterJson.mapper().readTree(cluster.getSigned(target + "/v1/cluster/map").body());
     assertThat(after.path("version").asLong()).isEqualTo(version);
     assertThat(after.path("targets").size()).isEqualTo(3);
-    assertThat(Http.get(target + "/v1/buckets/" + BUCKET).status()).as("bucket still known").isEqualTo(200);
+    assertThat(cluster.getSigned(target + "/v1/buckets/" + BUCKET).status()).as("bucket still known").isEqualTo(200);
 
     ObjectNode foreign = older.deepCopy();
     foreign.put("uuid", "another-cluster");
@@ -219,10 +225,10 @@ class MembershipIT {
     ObjectNode foreignPush = ClusterJson.mapper().createObjectNode();
     foreignPush.set("map", foreign);
     foreignPush.set("buckets", ClusterJson.mapper().readTree("{\"version\":99,\"uuid\":\"another-cluster\",\"buckets\":{}}"));
-    Http.Reply refused = send("PUT", target + "/v1/metasync", foreignPush.toString());
+    Http.Reply refused = signedSend("PUT", target + "/v1/metasync", foreignPush.toString());
     assertThat(refused.status()).isEqualTo(409);
     assertThat(ClusterJson.mapper().readTree(refused.body()).path("code").asText()).isEqualTo("ClusterMismatch");
-    assertThat(ClusterJson.mapper().readTree(Http.get(target + "/v1/cluster/map").body()).path("uuid").asText())
+    assertThat(ClusterJson.mapper().readTree(cluster.getSigned(target + "/v1/cluster/map").body()).path("uuid").asText())
         .isEqualTo(current.path("uuid").asText());
   }
 }

@@ -184,9 +184,13 @@ class ObjectRoundTripIT {
     List<String> names = new ArrayList<>(sha.keySet()).subList(0, 5);
     String owner = cluster.owner(BUCKET, names.get(0)).url();
     String path = "/v1/objects/" + BUCKET + "/" + io.granary.common.http.RequestPath.encodePath(names.get(0));
-    List<RawHttp.Response> replies = RawHttp.sequential(owner, List.of("GET " + path + " HTTP/1.1",
-        "HEAD " + path + " HTTP/1.1", "GET /v1/objects/" + BUCKET + "/no-such-object HTTP/1.1",
-        "GET " + path + " HTTP/1.1\r\nRange: bytes=0-0", "GET /v1/health HTTP/1.1"));
+    String missing = "/v1/objects/" + BUCKET + "/no-such-object";
+    List<RawHttp.Response> replies = RawHttp.sequential(owner, List.of(
+        "GET " + path + " HTTP/1.1" + cluster.signatureLines("GET", path),
+        "HEAD " + path + " HTTP/1.1" + cluster.signatureLines("HEAD", path),
+        "GET " + missing + " HTTP/1.1" + cluster.signatureLines("GET", missing),
+        "GET " + path + " HTTP/1.1\r\nRange: bytes=0-0" + cluster.signatureLines("GET", path),
+        "GET /v1/health HTTP/1.1"));
     assertThat(replies).extracting(RawHttp.Response::status).containsExactly(200, 200, 404, 206, 200);
     assertThat(replies).allSatisfy(r -> assertThat(r.headers().get("connection")).isNotEqualTo("close"));
     List<RawHttp.Response> proxied = RawHttp.sequential(cluster.endpoint(), List.of("GET " + path + " HTTP/1.1",
@@ -239,7 +243,7 @@ class ObjectRoundTripIT {
     do {
       String url = base + "/v1/buckets/" + BUCKET + "?limit=" + limit + (query.isEmpty() ? "" : "&" + query)
           + (token == null ? "" : "&token=" + enc(token));
-      Http.Reply r = Http.get(url);
+      Http.Reply r = cluster.getSigned(url);
       assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
       JsonNode page = ClusterJson.mapper().readTree(r.body());
       assertThat(page.path("entries").size()).isLessThanOrEqualTo(limit);

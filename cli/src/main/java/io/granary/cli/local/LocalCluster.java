@@ -122,6 +122,11 @@ public final class LocalCluster implements AutoCloseable {
     return opts.dataDir();
   }
 
+  /** The secret the nodes sign their requests to each other with (tests use it to talk to targets directly). */
+  public String clusterSecret() {
+    return clusterSecret;
+  }
+
   /** The S3 key pair clients sign with. */
   public Credentials credentials() {
     return opts.credentials();

@@ -64,6 +64,36 @@ public final class TestCluster implements AutoCloseable {
     return dir;
   }
 
+  /** Signs requests to targets as a proxy does: targets refuse unsigned ones. */
+  public io.granary.common.auth.ClusterSigner signer() {
+    return io.granary.common.auth.ClusterSigner.of(cluster.clusterSecret());
+  }
+
+  /** {@code b} with the cluster signature headers for its method and URI. */
+  public java.net.http.HttpRequest.Builder signed(java.net.http.HttpRequest.Builder b) {
+    java.net.http.HttpRequest probe = b.copy().build();
+    java.net.URI u = probe.uri();
+    String target = u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+    io.netty.handler.codec.http.HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+    signer().signHeaders(probe.method(), target, h);
+    h.forEach(e -> b.setHeader(e.getKey(), e.getValue()));
+    return b;
+  }
+
+  /** The signature header lines (each preceded by CRLF) for a raw request to a target. */
+  public String signatureLines(String method, String uri) {
+    io.netty.handler.codec.http.HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+    signer().signHeaders(method, uri, h);
+    StringBuilder sb = new StringBuilder();
+    h.forEach(e -> sb.append("\r\n").append(e.getKey()).append(": ").append(e.getValue()));
+    return sb.toString();
+  }
+
+  /** A signed GET to a target (or any node). */
+  public Http.Reply getSigned(String url) throws Exception {
+    return Http.send(Http.NO_FOLLOW, signed(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).GET()));
+  }
+
   /** The S3 key pair of this cluster. */
   public io.granary.proxy.auth.Credentials credentials() {
     return cluster.credentials();
