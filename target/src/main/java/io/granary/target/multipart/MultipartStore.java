@@ -209,7 +209,8 @@ public final class MultipartStore {
     long total = 0;
     ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(1 << 20, 1 << 20);
     try (FileChannel out = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      ByteBuffer nio = buf.internalNioBuffer(0, buf.capacity());
+      // A zero-based view of exactly this buffer's memory: internalNioBuffer would expose the whole pooled chunk.
+      ByteBuffer nio = buf.nioBuffer(0, buf.capacity());
       for (Part p : parts) {
         md5OfMd5s.update(HexFormat.of().parseHex(p.md5()));
         try (FileChannel in = FileChannel.open(dir.resolve(p.file()), StandardOpenOption.READ)) {

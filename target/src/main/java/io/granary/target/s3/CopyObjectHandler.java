@@ -170,7 +170,8 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
       }
       PutOperation put = store.beginPut(dst.bucket(), dst.name(), options(m.size(), m.contentType(), m.userMeta()));
       try {
-        ByteBuffer nio = buf.internalNioBuffer(0, buf.capacity());
+        // A zero-based view of exactly this buffer's memory: internalNioBuffer would expose the whole pooled chunk.
+        ByteBuffer nio = buf.nioBuffer(0, buf.capacity());
         while (true) {
           nio.clear();
           if (in.read(nio) < 0) {
