@@ -21,6 +21,10 @@ GRANARY_ARGS="${GRANARY_ARGS:-}"        # extra arguments for `granary local`, e
 START_TIMEOUT="${START_TIMEOUT:-180}"   # seconds to wait for the local cluster
 KEEP="${KEEP:-0}"                       # 1: keep the temporary work dir (files, logs, wrk output)
 BUCKET="${BUCKET:-bench}"
+# What is measured: granary = a target's direct GET path (where a native 307 lands), s3 = the proxy's S3 API
+# streaming through to the target (presigned SigV4 URLs, so every request is authenticated), redirect = the proxy's
+# native 307 alone (the extra hop of the native path; wrk cannot follow it to another port), nginx = the reference.
+SERVERS="${SERVERS:-granary s3 redirect nginx}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -243,6 +247,9 @@ log "nginx up on $NGINX_URL (master pid $NGINX_PID)"
 log "building Granary if needed (first build can take a few minutes)"
 "$repo/granary" --version >/dev/null || die "could not build/run granary (see Maven output above)"
 GRANARY_PORT="$(free_ports $((TARGETS + 1)))"
+# Targets serve only requests signed with the cluster secret; the benchmark signs its direct-to-target URLs with it.
+GRANARY_CLUSTER_SECRET="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+export GRANARY_CLUSTER_SECRET
 PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
 mkdir -p "$WORK/granary"
 # shellcheck disable=SC2086 # GRANARY_ARGS is a list of words on purpose
@@ -268,6 +275,9 @@ print(sum(1 for t in m.get("targets", {}).values() if t.get("state") == "active"
   || die "cannot read $PROXY_URL/v1/cluster/map"
 ((active == TARGETS)) || die "cluster map lists $active active targets, expected $TARGETS"
 log "Granary cluster up: $active active target(s)"
+S3_ACCESS_KEY="$(grep -o 'AWS_ACCESS_KEY_ID=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
+S3_SECRET_KEY="$(grep -o 'AWS_SECRET_ACCESS_KEY=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
+[[ -n "$S3_ACCESS_KEY" && -n "$S3_SECRET_KEY" ]] || die "granary local printed no S3 keys"
 
 # ------------------------------------------------------------------------------------------------ load objects
 code="$(curl -s -o "$WORK/bucket.out" -w '%{http_code}' -X POST "$PROXY_URL/v1/buckets/$BUCKET")"
@@ -285,7 +295,7 @@ for s in "${SIZES[@]}"; do
     read -r code loc < <(curl -s -o /dev/null -w '%{http_code} %{redirect_url}\n' "$PROXY_URL/v1/objects/$BUCKET/$name")
     [[ "$code" == 307 ]] || die "proxy GET of $name answered HTTP $code, expected 307"
     [[ "$loc" =~ ^(http://[^/]+)(/.*)$ ]] || die "proxy GET of $name: unexpected Location '$loc'"
-    [[ "${BASH_REMATCH[2]}" == "/v1/objects/$BUCKET/$name" ]] \
+    [[ "${BASH_REMATCH[2]%%\?*}" == "/v1/objects/$BUCKET/$name" ]] \
       || die "proxy GET of $name redirects to path '${BASH_REMATCH[2]}', expected /v1/objects/$BUCKET/$name"
     OWNER[$name]="${BASH_REMATCH[1]}"
     nput=$((nput + 1))
@@ -294,13 +304,53 @@ done
 put_secs="$(python3 -c "import sys,time; print(round(time.time() - float(sys.argv[1]), 2))" "$put_start")"
 log "PUT $nput objects through the proxy in ${put_secs}s and resolved their owners"
 
+# The target path as a client lands on it after the native 307: signed with the cluster secret (2 h, like the
+# proxy's own 5-minute redirect URLs but long enough for the whole run).
+declare -A SIGNED=() # object name -> signed native path and query on its target
+while IFS=$'\t' read -r name path; do
+  SIGNED[$name]="$path"
+done < <(python3 - "$BUCKET" ${NAMES[*]} <<'PY'
+import base64, hashlib, hmac, os, sys, time
+secret = os.environ["GRANARY_CLUSTER_SECRET"].encode()
+bucket, names = sys.argv[1], sys.argv[2:]
+expires = int(time.time()) + 7200
+for n in names:
+    uri = "/v1/objects/%s/%s?granary-expires=%d" % (bucket, n, expires)
+    mac = hmac.new(secret, ("GET\n%s\n%d" % (uri, expires)).encode(), hashlib.sha256).digest()
+    print(n + "\t" + uri + "&granary-signature=" + base64.urlsafe_b64encode(mac).decode().rstrip("="))
+PY
+)
+
+declare -A PRESIGNED=() # object name -> presigned S3 path and query on the proxy
+if [[ " $SERVERS " == *" s3 "* ]]; then
+  python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3 >&2 || die "boto3 is needed to presign S3 URLs"
+  while IFS=$'\t' read -r name path; do
+    PRESIGNED[$name]="$path"
+  done < <(python3 - "$PROXY_URL" "$S3_ACCESS_KEY" "$S3_SECRET_KEY" "$BUCKET" ${NAMES[*]} <<'PY'
+import sys, boto3
+from botocore.config import Config
+from urllib.parse import urlsplit
+url, ak, sk, bucket, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+s3 = boto3.client("s3", endpoint_url=url, aws_access_key_id=ak, aws_secret_access_key=sk, region_name="us-east-1",
+                  config=Config(signature_version="s3v4", s3={"addressing_style": "path"}))
+for n in names:
+    u = urlsplit(s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": n}, ExpiresIn=7200))
+    print(n + "\t" + u.path + "?" + u.query)
+PY
+  )
+  log "presigned ${#PRESIGNED[@]} S3 GET URLs (SigV4, 2 h)"
+  code="$(curl -s -o "$WORK/s3check.out" -w '%{http_code}' "$PROXY_URL${PRESIGNED[${NAMES[1MiB]%% *}]}")"
+  [[ "$code" == 200 ]] || { cat "$WORK/s3check.out" >&2; die "S3 presigned GET answered $code"; }
+  cmp -s "$WORK/s3check.out" "$FILES/${NAMES[1MiB]%% *}" || die "S3 GET through the proxy returned different bytes"
+fi
+
 # ------------------------------------------------------------------------------------------------ correctness
 for s in "${SIZES[@]}"; do
   read -r label bytes count <<<"$s"
   ((count > 0)) || continue
   name="${NAMES[$label]%% *}"
   want="$(sha "$FILES/$name")"
-  for src in "granary ${OWNER[$name]}/v1/objects/$BUCKET/$name" "nginx $NGINX_URL/$name"; do
+  for src in "granary ${OWNER[$name]}${SIGNED[$name]}" "nginx $NGINX_URL/$name"; do
     read -r who url <<<"$src"
     code="$(curl -s -o "$WORK/check.bin" -w '%{http_code}' "$url")" || die "GET $url failed (curl exit $?)"
     [[ "$code" == 200 ]] || die "correctness check: $who GET $url answered HTTP $code"
@@ -319,7 +369,7 @@ keepalive() { # url -> "true" or "false"
 }
 first_name="${NAMES[1MiB]%% *}"
 [[ -n "$first_name" ]] || first_name="$probe"
-KA_GRANARY="$(keepalive "${OWNER[$first_name]}/v1/objects/$BUCKET/$first_name")"
+KA_GRANARY="$(keepalive "${OWNER[$first_name]}${SIGNED[$first_name]}")"
 KA_NGINX="$(keepalive "$NGINX_URL/$first_name")"
 [[ "$KA_GRANARY" == true ]] \
   || log "WARNING: the Granary target closed the connection after a GET (no keep-alive): wrk reconnects per request"
@@ -335,7 +385,7 @@ make_lua() {
 import re, sys
 out, specs = sys.argv[1], sys.argv[2:]
 def lua_str(s):
-    if not re.fullmatch(r"[A-Za-z0-9_./:-]+", s):
+    if not re.fullmatch(r"[A-Za-z0-9_./:?&=%~+-]+", s):  # no quotes, backslashes or newlines
         sys.exit("unsafe string for the Lua script: %r" % s)
     return '"%s"' % s
 groups = []
@@ -411,7 +461,7 @@ for s in "${SIZES[@]}"; do
   nginx_paths=""
   for name in ${NAMES[$label]}; do
     t="${OWNER[$name]}"
-    by_target[$t]+="/v1/objects/$BUCKET/$name,"
+    by_target[$t]+="${SIGNED[$name]},"
     nginx_paths+="/$name,"
   done
   g_specs=()
@@ -425,6 +475,14 @@ for s in "${SIZES[@]}"; do
   groups=${#g_specs[@]}
   make_lua "$WORK/wrk/granary-$label.lua" "${g_specs[@]}"
   make_lua "$WORK/wrk/nginx-$label.lua" "127.0.0.1:$NGINX_PORT:${nginx_paths%,}"
+  s3_paths=""
+  native_paths=""
+  for name in ${NAMES[$label]}; do
+    s3_paths+="${PRESIGNED[$name]:-},"
+    native_paths+="/v1/objects/$BUCKET/$name,"
+  done
+  [[ " $SERVERS " != *" s3 "* ]] || make_lua "$WORK/wrk/s3-$label.lua" "127.0.0.1:$GRANARY_PORT:${s3_paths%,}"
+  make_lua "$WORK/wrk/redirect-$label.lua" "127.0.0.1:$GRANARY_PORT:${native_paths%,}"
   g_url="http://${g_specs[0]%%:*}:$(cut -d: -f2 <<<"${g_specs[0]}")"
   unset by_target
 
@@ -434,12 +492,15 @@ for s in "${SIZES[@]}"; do
     log "$label: warm-up ${WARMUP}s per server (c=$wc_)"
     run_wrk "$WORK/wrk/granary-$label.lua" "$g_url" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-granary-$label.out"
     run_wrk "$WORK/wrk/nginx-$label.lua" "$NGINX_URL" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-nginx-$label.out"
+    [[ " $SERVERS " != *" s3 "* ]] \
+      || run_wrk "$WORK/wrk/s3-$label.lua" "$PROXY_URL" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-s3-$label.out"
   fi
   for c in $CONCURRENCY; do
-    for server in granary nginx; do
+    for server in $SERVERS; do
       conns=$c
       threads=$((MAX_THREADS < c ? MAX_THREADS : c))
       url="$NGINX_URL"
+      [[ "$server" == s3 || "$server" == redirect ]] && url="$PROXY_URL"
       if [[ "$server" == granary ]]; then
         url="$g_url"
         # every owning target needs at least one wrk thread (one thread talks to one address)
@@ -481,7 +542,7 @@ export BENCH_RUNS="$RUNS" BENCH_OWNERS="$owners_json" BENCH_JAVA="$java_version"
   BENCH_WRK="$wrk_version" BENCH_GIT="$git_rev${git_dirty:+-dirty}" BENCH_STAMP="$stamp" BENCH_PUT_SECS="$put_secs" \
   BENCH_LOGS="$WORK/granary/logs" BENCH_NGINX_ERR="$WORK/nginx/error.log" BENCH_KA_G="$KA_GRANARY" \
   BENCH_KA_N="$KA_NGINX" \
-  COUNT_150K COUNT_1M COUNT_10M CONCURRENCY DURATION WARMUP WARMUP_CONNECTIONS MAX_THREADS WRK_TIMEOUT TARGETS \
+  SERVERS COUNT_150K COUNT_1M COUNT_10M CONCURRENCY DURATION WARMUP WARMUP_CONNECTIONS MAX_THREADS WRK_TIMEOUT TARGETS \
   GRANARY_ARGS BUCKET
 python3 - >"$result_file" <<'EOF'
 import glob, json, os, platform, re
@@ -535,9 +596,12 @@ for size in sizes:
         e = per_c.setdefault(r["concurrency"], {"size": size, "object_bytes": r["bytes"], "concurrency": r["concurrency"]})
         e[r["server"]] = metrics(r["wrk"]) | {"connections": r["connections"], "threads": r["threads"]}
     ratios = {}
+    s3_ratios = {}
     for c, e in sorted(per_c.items()):
-        g, n = e.get("granary"), e.get("nginx")
-        for server, m in (("granary", g), ("nginx", n)):
+        g, n, s3 = e.get("granary"), e.get("nginx"), e.get("s3")
+        for server, m in (("granary", g), ("nginx", n), ("s3", s3)):
+            if m is None:
+                continue
             # each response must carry about the whole object; far fewer bytes mean redirects or error bodies
             # were timed (10% slack: wrk's byte count and its count of completed requests differ a little at the end)
             if m["requests"] and m["bytes_per_sec"] / m["req_per_sec"] < 0.9 * e["object_bytes"]:
@@ -545,6 +609,21 @@ for size in sizes:
                              % (server, size, c, m["bytes_per_sec"] / m["req_per_sec"], e["object_bytes"]))
         e["ratio_throughput"] = ratio(g["bytes_per_sec"], n["bytes_per_sec"])
         e["ratio_req_per_sec"] = ratio(g["req_per_sec"], n["req_per_sec"])
+        if s3:
+            e["ratio_s3_vs_nginx"] = ratio(s3["bytes_per_sec"], n["bytes_per_sec"])
+            e["ratio_s3_vs_target"] = ratio(s3["bytes_per_sec"], g["bytes_per_sec"])
+            s3_ratios[str(c)] = e["ratio_s3_vs_nginx"]
+        if e.get("redirect"):
+            # The native path costs one 307 from the proxy, then the target's GET: per request, the redirect's
+            # latency adds to the target's. Modelled closed-loop throughput at this concurrency:
+            per_req_us = e["redirect"]["mean_us"] + g["mean_us"]
+            e["native_redirect_model"] = {
+                "redirect_req_per_sec": e["redirect"]["req_per_sec"],
+                "redirect_p50_us": e["redirect"]["p50_us"],
+                "bytes_per_sec": round(c / (per_req_us / 1e6) * e["object_bytes"]) if per_req_us else None,
+            }
+            e["native_redirect_model"]["ratio_vs_nginx"] = ratio(e["native_redirect_model"]["bytes_per_sec"],
+                                                               n["bytes_per_sec"])
         ratios[str(c)] = e["ratio_throughput"]
         results.append(e)
     entries = [e for e in results if e["size"] == size]
@@ -558,6 +637,9 @@ for size in sizes:
         "ratio_peak_vs_peak": ratio(peak_g, peak_n),
         "granary_peak_bytes_per_sec": peak_g,
         "nginx_peak_bytes_per_sec": peak_n,
+        "s3_vs_nginx_per_concurrency": s3_ratios,
+        "s3_vs_nginx_peak_vs_peak": ratio(max((e["s3"]["bytes_per_sec"] for e in entries if e.get("s3")), default=0),
+                                          peak_n),
     }
 
 goal = 0.9
@@ -568,7 +650,9 @@ summary_doc = {
     "meets_goal_1MiB_best": (one["ratio_best"] >= goal) if one and one["ratio_best"] is not None else None,
     "meets_goal_1MiB_all_concurrencies": (one["ratio_worst"] >= goal) if one and one["ratio_worst"] is not None else None,
     "by_size": summary,
+    "goal_s3_vs_nginx": 0.7,
     "granary_errors": sum(e["granary"]["errors"] for e in results),
+    "s3_errors": sum(e["s3"]["errors"] for e in results if e.get("s3")),
     "nginx_errors": sum(e["nginx"]["errors"] for e in results),
 }
 
@@ -631,6 +715,7 @@ python3 - "$result_file" >&2 <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for size, s in d["summary"]["by_size"].items():
-    print("  %-7s granary/nginx throughput: best %s, worst %s, peak-vs-peak %s, per concurrency %s"
-          % (size, s["ratio_best"], s["ratio_worst"], s["ratio_peak_vs_peak"], s["ratio_per_concurrency"]))
+    print("  %-7s target/nginx: per concurrency %s, peak-vs-peak %s; s3/nginx: %s, peak-vs-peak %s"
+          % (size, s["ratio_per_concurrency"], s["ratio_peak_vs_peak"], s["s3_vs_nginx_per_concurrency"],
+             s["s3_vs_nginx_peak_vs_peak"]))
 EOF

@@ -10,8 +10,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,11 +71,18 @@ public final class LocalCluster implements AutoCloseable {
     this.opts = opts;
   }
 
-  /** A fresh cluster secret: the nodes of this local cluster sign their requests to each other with it. */
+  /**
+   * The cluster secret the nodes of this local cluster sign their requests to each other with: GRANARY_CLUSTER_SECRET
+   * when set (benchmarks sign their own direct-to-target URLs with it), else a fresh random one.
+   */
   private static String newSecret() {
+    String given = System.getenv("GRANARY_CLUSTER_SECRET");
+    if (given != null && given.trim().length() >= 16) {
+      return given.trim();
+    }
     byte[] b = new byte[24];
-    new java.security.SecureRandom().nextBytes(b);
-    return java.util.HexFormat.of().formatHex(b);
+    new SecureRandom().nextBytes(b);
+    return HexFormat.of().formatHex(b);
   }
 
   /** Starts the proxy, then the targets, and returns once every target is active in the cluster map. */

@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -141,7 +142,7 @@ public final class ControlClient {
       try {
         err = JSON.readValue(body, ErrorResponse.class);
       } catch (IOException e) {
-        err = new ErrorResponse("Unknown", new String(body, java.nio.charset.StandardCharsets.UTF_8), null);
+        err = new ErrorResponse("Unknown", new String(body, StandardCharsets.UTF_8), null);
       }
       return new RemoteCallException(method + " " + uri + " -> " + status + " " + err.code() + ": " + err.message(),
           status, err);

@@ -10,6 +10,7 @@ import io.granary.proxy.relay.PlainBody;
 import io.granary.proxy.relay.RequestBody;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpUtil;
+import java.util.Locale;
 
 /** Picks how an S3 request's body is relayed, from how its signature covers the payload. */
 final class S3Bodies {
@@ -17,7 +18,7 @@ final class S3Bodies {
 
   static RequestBody of(HttpExchange ex, Authentication auth) {
     String encoding = ex.header(HttpHeaderNames.CONTENT_ENCODING);
-    boolean chunked = encoding != null && encoding.toLowerCase(java.util.Locale.ROOT).contains("aws-chunked");
+    boolean chunked = encoding != null && encoding.toLowerCase(Locale.ROOT).contains("aws-chunked");
     if (auth != null && auth.payloadMode().streaming()) {
       AwsChunkedDecoder decoder = AwsChunkedDecoder.forRequest(auth, ex.request().headers());
       return new AwsChunkedBody(decoder, Long.parseLong(ex.header("x-amz-decoded-content-length").strip()));

@@ -2,6 +2,7 @@ package io.granary.target.meta;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.granary.clustermap.bucket.ChecksumType;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -27,7 +28,7 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
     if (size < 0) {
       throw new IllegalArgumentException("size must be >= 0");
     }
-    userMeta = userMeta == null || userMeta.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(userMeta));
+    userMeta = userMeta == null || userMeta.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(userMeta));
   }
 
   /** An object with only content attributes (no S3 ETag, type or user metadata). */

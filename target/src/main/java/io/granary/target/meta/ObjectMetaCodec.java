@@ -1,12 +1,14 @@
 package io.granary.target.meta;
 
 import io.granary.clustermap.bucket.ChecksumType;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -65,7 +67,7 @@ public final class ObjectMetaCodec {
   }
 
   public static ObjectMeta decode(byte[] b) throws IOException {
-    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(b))) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
       byte version = in.readByte();
       if (version != V1 && version != V2) {
         throw new IOException("unknown object metadata format version " + version);
@@ -76,7 +78,7 @@ public final class ObjectMetaCodec {
       if (version == V1) {
         byte[] sum = new byte[in.readUnsignedByte()];
         in.readFully(sum);
-        return new ObjectMeta(size, type, new String(sum, java.nio.charset.StandardCharsets.US_ASCII), mtime);
+        return new ObjectMeta(size, type, new String(sum, StandardCharsets.US_ASCII), mtime);
       }
       String checksum = in.readUTF();
       int flags = in.readUnsignedByte();

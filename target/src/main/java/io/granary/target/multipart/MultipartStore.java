@@ -28,6 +28,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -311,7 +312,7 @@ public final class MultipartStore {
             abort(b, u.name(), u.uploadId());
             aborted++;
             log.info("node={} bucket={} object={}: aborted multipart upload {} abandoned since {}", nodeId,
-                b.bucket(), u.name(), u.uploadId(), java.time.Instant.ofEpochMilli(u.initiated()));
+                b.bucket(), u.name(), u.uploadId(), Instant.ofEpochMilli(u.initiated()));
           } catch (S3ApiException gone) {
             // completed or aborted meanwhile
           }

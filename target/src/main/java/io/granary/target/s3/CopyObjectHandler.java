@@ -50,6 +50,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * CopyObject ({@code PUT /s3/BUCKET/KEY} with {@code x-amz-copy-source: /SRC_BUCKET/SRC_KEY}): the destination
@@ -225,7 +226,7 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
               "reading the copy source failed with " + status));
     } else {
       HttpHeaders h = head.headers();
-      Map<String, String> meta = new java.util.TreeMap<>();
+      Map<String, String> meta = new TreeMap<>();
       for (Map.Entry<String, String> e : h) {
         String n = e.getKey().toLowerCase(Locale.ROOT);
         if (n.startsWith(S3ObjectApi.META_PREFIX)) {
