@@ -171,15 +171,17 @@ public final class MultipartStore {
       for (Part p : parts(bucket, upload)) {
         stored.put(p.number(), p);
       }
-      List<Part> chosen = new ArrayList<>(requested.size());
       int previous = 0;
-      for (int i = 0; i < requested.size(); i++) {
-        CompletedPart c = requested.get(i);
+      for (CompletedPart c : requested) { // the order first, as S3 checks it before the parts
         if (c.partNumber() <= previous) {
           throw S3ApiException.invalidPartOrder("parts must be listed in ascending order of part number; "
               + c.partNumber() + " follows " + previous);
         }
         previous = c.partNumber();
+      }
+      List<Part> chosen = new ArrayList<>(requested.size());
+      for (int i = 0; i < requested.size(); i++) {
+        CompletedPart c = requested.get(i);
         Part p = stored.get(c.partNumber());
         if (p == null || !p.md5().equalsIgnoreCase(c.normalizedEtag())) {
           throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidPart", "part " + c.partNumber()

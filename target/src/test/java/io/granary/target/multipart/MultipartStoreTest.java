@@ -1,0 +1,246 @@
+package io.granary.target.multipart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.s3.CompletedPart;
+import io.granary.common.s3.S3ApiException;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.PutOptions;
+import io.granary.target.storage.StoredObject;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MultipartStoreTest {
+  private static final BucketProps BUCKET = new BucketProps(Bucket.local("mpu"), "b1", ChecksumType.XXHASH64, null);
+  private static final int MIB = 1 << 20;
+
+  @TempDir
+  Path dir;
+  private ObjectStore store;
+  private MultipartStore multipart;
+  private MutableClock clock;
+
+  /** A clock the test moves forward, so the TTL sweep needs no sleeping. */
+  static final class MutableClock extends Clock {
+    Instant now = Instant.parse("2026-11-21T00:00:00Z");
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  @BeforeEach
+  void open() throws IOException {
+    store = ObjectStore.open("t1", List.of(Mountpath.open(dir.resolve("mp1")), Mountpath.open(dir.resolve("mp2"))),
+        0);
+    clock = new MutableClock();
+    multipart = new MultipartStore("t1", store, clock);
+  }
+
+  @AfterEach
+  void close() throws IOException {
+    store.close();
+  }
+
+  private static byte[] data(long seed, int size) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private static String md5(byte[] b) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(b));
+  }
+
+  /** Uploads {@code content} as part {@code number}, as UploadPart does; returns its ETag. */
+  private String upload(Upload u, int number, byte[] content) throws IOException {
+    PutOperation op = store.beginPut(BUCKET, u.name(), new PutOptions(content.length, List.of(), true, null, Map.of()));
+    op.write(Unpooled.wrappedBuffer(content));
+    PutOperation.Staged staged = op.finishStaged();
+    return multipart.addPart(BUCKET, u, number, staged, staged.sums().get(ChecksumType.MD5)).md5();
+  }
+
+  private byte[] read(String name) throws IOException {
+    StoredObject o = store.open(BUCKET, name);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (var ch = o.channel()) {
+      ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+      while (ch.read(buf) > 0) {
+        out.write(buf.array(), 0, buf.position());
+        buf.clear();
+      }
+    }
+    return out.toByteArray();
+  }
+
+  private long uploadFiles() throws IOException {
+    long n = 0;
+    for (String mp : List.of("mp1", "mp2")) {
+      try (Stream<Path> s = Files.walk(dir.resolve(mp).resolve("uploads"))) {
+        n += s.filter(Files::isRegularFile).count();
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void complete_assemblesPartsInOrder_withS3MultipartEtag_andRemovesTheUpload() throws Exception {
+    Upload u = multipart.create(BUCKET, "dir/big.bin", "video/mp4", Map.of("k", "v"));
+    byte[] p1 = data(1, 5 * MIB);
+    byte[] p2 = data(2, 5 * MIB);
+    byte[] p3 = data(3, 123);
+    String e2 = upload(u, 2, p2);
+    String e1 = upload(u, 1, p1);
+    String e3 = upload(u, 3, p3);
+    assertThat(e1).isEqualTo(md5(p1));
+    assertThat(multipart.parts(BUCKET, u)).extracting(Part::number).containsExactly(1, 2, 3);
+
+    ObjectMeta meta = multipart.complete(BUCKET, "dir/big.bin", u.uploadId(), List.of(
+        new CompletedPart(1, "\"" + e1 + "\""), new CompletedPart(2, e2), new CompletedPart(3, e3)));
+
+    MessageDigest md = MessageDigest.getInstance("MD5");
+    for (String e : List.of(e1, e2, e3)) {
+      md.update(HexFormat.of().parseHex(e));
+    }
+    assertThat(meta.etag()).isEqualTo(HexFormat.of().formatHex(md.digest()) + "-3");
+    assertThat(meta.size()).isEqualTo(10L * MIB + 123);
+    assertThat(meta.contentType()).isEqualTo("video/mp4");
+    assertThat(meta.userMeta()).containsEntry("k", "v");
+    byte[] whole = read("dir/big.bin");
+    assertThat(Arrays.copyOfRange(whole, 0, 5 * MIB)).isEqualTo(p1);
+    assertThat(Arrays.copyOfRange(whole, 5 * MIB, 10 * MIB)).isEqualTo(p2);
+    assertThat(Arrays.copyOfRange(whole, 10 * MIB, whole.length)).isEqualTo(p3);
+    assertThatThrownBy(() -> multipart.require(BUCKET, "dir/big.bin", u.uploadId())).hasMessageContaining("does not exist");
+    assertThat(uploadFiles()).isZero();
+  }
+
+  @Test
+  void addPart_reuploadingAPartNumber_replacesItsFileAndRecord() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of());
+    upload(u, 1, data(1, 1000));
+    String second = upload(u, 1, data(2, 2000));
+    assertThat(multipart.parts(BUCKET, u)).singleElement().satisfies(p -> {
+      assertThat(p.md5()).isEqualTo(second);
+      assertThat(p.size()).isEqualTo(2000);
+    });
+    assertThat(uploadFiles()).isEqualTo(1);
+  }
+
+  @Test
+  void complete_checksPartsAsS3Does_andLeavesTheUploadWhenRefused() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of());
+    String e1 = upload(u, 1, data(1, 1000)); // too small unless last
+    String e2 = upload(u, 2, data(2, 1000));
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(),
+        List.of(new CompletedPart(1, e1), new CompletedPart(2, e2))))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("EntityTooSmall"));
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(),
+        List.of(new CompletedPart(2, e2), new CompletedPart(1, e1))))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("InvalidPartOrder"));
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), List.of(new CompletedPart(1, "0".repeat(32)))))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("InvalidPart"));
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), List.of(new CompletedPart(7, e1))))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("InvalidPart"));
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), List.of()))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("MalformedXML"));
+    assertThat(store.stat(BUCKET, "k")).isNull();
+    // A single small part is fine: the last part may be small.
+    assertThat(multipart.complete(BUCKET, "k", u.uploadId(), List.of(new CompletedPart(1, e1))).size()).isEqualTo(1000);
+  }
+
+  @Test
+  void require_unknownUpload_isNoSuchUpload404() {
+    assertThatThrownBy(() -> multipart.require(BUCKET, "k", "feedface"))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> {
+          assertThat(e.code()).isEqualTo("NoSuchUpload");
+          assertThat(e.status().code()).isEqualTo(404);
+        });
+  }
+
+  @Test
+  void partNumber_outside1To10000_isInvalidArgument() {
+    assertThat(MultipartStore.partNumber("1")).isEqualTo(1);
+    assertThat(MultipartStore.partNumber("10000")).isEqualTo(10000);
+    for (String bad : new String[] {"0", "10001", "-1", "x", ""}) {
+      assertThatThrownBy(() -> MultipartStore.partNumber(bad))
+          .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("InvalidArgument"));
+    }
+  }
+
+  @Test
+  void abort_removesPartsAndRecord() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of());
+    upload(u, 1, data(1, 1000));
+    multipart.abort(BUCKET, "k", u.uploadId());
+    assertThat(uploadFiles()).isZero();
+    assertThat(multipart.list(BUCKET, "", null, null, 10)).isEmpty();
+    assertThatThrownBy(() -> multipart.abort(BUCKET, "k", u.uploadId())).isInstanceOf(S3ApiException.class);
+  }
+
+  @Test
+  void list_ordersByKeyThenUploadId_withPrefixAndMarkers() throws Exception {
+    Upload b1 = multipart.create(BUCKET, "b", null, Map.of());
+    Upload b2 = multipart.create(BUCKET, "b", null, Map.of());
+    multipart.create(BUCKET, "a", null, Map.of());
+    multipart.create(BUCKET, "c/1", null, Map.of());
+    List<Upload> all = multipart.list(BUCKET, "", null, null, 100);
+    assertThat(all).extracting(Upload::name).containsExactly("a", "b", "b", "c/1");
+    assertThat(multipart.list(BUCKET, "c/", null, null, 100)).extracting(Upload::name).containsExactly("c/1");
+    assertThat(multipart.list(BUCKET, "", "b", null, 100)).extracting(Upload::name).containsExactly("c/1");
+    String first = b1.uploadId().compareTo(b2.uploadId()) < 0 ? b1.uploadId() : b2.uploadId();
+    assertThat(multipart.list(BUCKET, "", "b", first, 100)).extracting(Upload::name).containsExactly("b", "c/1");
+    assertThat(multipart.list(BUCKET, "", null, null, 2)).hasSize(2);
+  }
+
+  @Test
+  void sweep_abortsOnlyUploadsOlderThanTheTtl() throws Exception {
+    Upload old = multipart.create(BUCKET, "old", null, Map.of());
+    upload(old, 1, data(1, 1000));
+    clock.now = clock.now.plus(Duration.ofDays(6));
+    Upload fresh = multipart.create(BUCKET, "fresh", null, Map.of());
+    clock.now = clock.now.plus(Duration.ofDays(2));
+
+    assertThat(multipart.sweep(List.of(BUCKET), Duration.ofDays(7))).isEqualTo(1);
+    assertThat(multipart.list(BUCKET, "", null, null, 10)).extracting(Upload::uploadId)
+        .containsExactly(fresh.uploadId());
+    assertThat(uploadFiles()).isZero();
+  }
+}
