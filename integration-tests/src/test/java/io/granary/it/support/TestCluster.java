@@ -32,6 +32,12 @@ public final class TestCluster implements AutoCloseable {
   /** Starts {@code targets} targets; {@code jvmOptions} apply to every node. */
   public static TestCluster start(String name, int targets, List<String> jvmOptions, List<String> proxyArgs)
       throws Exception {
+    return start(name, targets, jvmOptions, proxyArgs, false);
+  }
+
+  /** As above; {@code nativeAuth} makes the native /v1/ API require SigV4 like a deployed proxy. */
+  public static TestCluster start(String name, int targets, List<String> jvmOptions, List<String> proxyArgs,
+      boolean nativeAuth) throws Exception {
     Path dir = Path.of(System.getProperty("granary.it.dir", "target/it-data")).toAbsolutePath().resolve(name);
     deleteTree(dir);
     Files.createDirectories(dir);
@@ -44,7 +50,7 @@ public final class TestCluster implements AutoCloseable {
     jvm.addAll(jvmOptions);
     int port = freePortRange(targets + 1);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
-        Duration.ofSeconds(90), proxyArgs, null, false);
+        Duration.ofSeconds(90), proxyArgs, null, nativeAuth);
     return new TestCluster(LocalCluster.start(opts), dir);
   }
 
