@@ -28,15 +28,25 @@ public final class ClusterSigner {
   public static final String SIGNATURE_PARAM = "granary-signature";
   static final long HEADER_SKEW_SECONDS = 300;
 
-  private final byte[] secret;
   private final Clock clock;
+  /** A Mac is not thread-safe; one initialised per thread saves a provider lookup and key setup per request. */
+  private final ThreadLocal<Mac> macs;
 
   public ClusterSigner(byte[] secret, Clock clock) {
     if (secret.length < 16) {
       throw new IllegalArgumentException("the cluster secret must be at least 16 bytes");
     }
-    this.secret = secret.clone();
+    SecretKeySpec key = new SecretKeySpec(secret.clone(), "HmacSHA256");
     this.clock = clock;
+    this.macs = ThreadLocal.withInitial(() -> {
+      try {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(key);
+        return mac;
+      } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+        throw new IllegalStateException("HmacSHA256 unavailable", e);
+      }
+    });
   }
 
   /** A signer from a secret given as text (e.g. an environment variable or a file's first line). */
@@ -94,14 +104,8 @@ public final class ClusterSigner {
   }
 
   private String mac(String method, String uri, long time) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-      byte[] out = mac.doFinal((method + "\n" + uri + "\n" + time).getBytes(StandardCharsets.UTF_8));
-      return Base64.getUrlEncoder().withoutPadding().encodeToString(out);
-    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-      throw new IllegalStateException("HmacSHA256 unavailable", e);
-    }
+    byte[] out = macs.get().doFinal((method + "\n" + uri + "\n" + time).getBytes(StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(out);
   }
 
   private static boolean equal(String a, String b) {

@@ -6,7 +6,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 
 /**
@@ -28,6 +30,12 @@ public final class SigV4Verifier {
   private final CredentialStore credentials;
   private final Clock clock;
   private final Duration maxSkew;
+  /**
+   * Derived signing keys by access key and scope: a key changes once a day per region and service, and deriving it
+   * costs four HMACs, so every request after the first of the day skips them. Bounded: cleared when full.
+   */
+  private final Map<String, SigningKey> keys = new ConcurrentHashMap<>();
+  private static final int MAX_KEYS = 4096;
 
   public SigV4Verifier(CredentialStore credentials, Clock clock, Duration maxSkew) {
     this.credentials = Objects.requireNonNull(credentials, "credentials");
@@ -194,8 +202,12 @@ public final class SigV4Verifier {
     }
   }
 
-  private static ChunkSigner signer(Credentials secret, CredentialScope cred, String amzDate) {
-    SigningKey key = SigningKey.derive(secret.secretKey(), cred.date(), cred.region(), cred.service());
+  private ChunkSigner signer(Credentials secret, CredentialScope cred, String amzDate) {
+    if (keys.size() >= MAX_KEYS) {
+      keys.clear();
+    }
+    SigningKey key = keys.computeIfAbsent(secret.accessKey() + "/" + cred.scope(),
+        k -> SigningKey.derive(secret.secretKey(), cred.date(), cred.region(), cred.service()));
     return new ChunkSigner(key, amzDate, cred.scope());
   }
 }
