@@ -13,6 +13,7 @@ import hashlib
 import io
 import os
 import sys
+import time
 import traceback
 import urllib.error
 import urllib.parse
@@ -108,6 +109,12 @@ def _():
     expect(loc in (None, "", "us-east-1"), "location %r" % loc)
 
 
+@check("create_existing_bucket_already_owned")
+def _():
+    code, status = error_code(lambda: s3.create_bucket(Bucket=BUCKET))
+    expect((code, status) == ("BucketAlreadyOwnedByYou", 409), "%s %s" % (status, code))
+
+
 @check("list_buckets")
 def _():
     names = [b["Name"] for b in s3.list_buckets()["Buckets"]]
@@ -148,6 +155,40 @@ def _():
     expect(got["ContentRange"] == "bytes 1000-1999/%d" % len(SMALL), "Content-Range %r" % got["ContentRange"])
     code, status = error_code(lambda: s3.get_object(Bucket=BUCKET, Key="small/missing.bin"))
     expect((code, status) == ("NoSuchKey", 404), "GET of a missing key: %s %s" % (status, code))
+
+
+@check("empty_object")
+def _():
+    put = s3.put_object(Bucket=BUCKET, Key="small/empty", Body=b"")
+    expect(put["ETag"] == '"d41d8cd98f00b204e9800998ecf8427e"', "ETag %s" % put["ETag"])
+    got = s3.get_object(Bucket=BUCKET, Key="small/empty")
+    expect(got["Body"].read() == b"" and got["ContentLength"] == 0, "ContentLength %s" % got["ContentLength"])
+    expect(s3.head_object(Bucket=BUCKET, Key="small/empty")["ContentLength"] == 0, "HEAD size")
+
+
+@check("conditional_get")
+def _():
+    etag = s3.head_object(Bucket=BUCKET, Key="small/data.bin")["ETag"]
+    code, status = error_code(lambda: s3.get_object(Bucket=BUCKET, Key="small/data.bin", IfNoneMatch=etag))
+    expect(status == 304, "If-None-Match with the ETag: %s %s" % (status, code))
+    code, status = error_code(lambda: s3.get_object(Bucket=BUCKET, Key="small/data.bin", IfMatch='"0123"'))
+    expect((code, status) == ("PreconditionFailed", 412), "If-Match with another ETag: %s %s" % (status, code))
+    got = s3.get_object(Bucket=BUCKET, Key="small/data.bin", IfMatch=etag)
+    expect(got["Body"].read() == SMALL, "If-Match with the ETag: body differs")
+    got = s3.get_object(Bucket=BUCKET, Key="small/data.bin", IfNoneMatch='"0123"')
+    expect(got["Body"].read() == SMALL, "If-None-Match with another ETag: body differs")
+
+
+@check("content_md5_mismatch_bad_digest")
+def _():
+    code, status = error_code(lambda: s3.put_object(Bucket=BUCKET, Key="small/bad-md5", Body=b"abc",
+                                                    ContentMD5=base64.b64encode(hashlib.md5(b"abd").digest()).decode()))
+    expect((code, status) == ("BadDigest", 400), "%s %s" % (status, code))
+    code, status = error_code(lambda: s3.head_object(Bucket=BUCKET, Key="small/bad-md5"))
+    expect(status == 404, "an object with a wrong Content-MD5 was stored")
+    put = s3.put_object(Bucket=BUCKET, Key="small/good-md5", Body=b"abc",
+                        ContentMD5=base64.b64encode(hashlib.md5(b"abc").digest()).decode())
+    expect(put["ETag"] == '"%s"' % hashlib.md5(b"abc").hexdigest(), "ETag %s" % put["ETag"])
 
 
 ODD_KEYS = ["odd/naïve café/日本語 ファイル.txt", "odd/plus+and%percent&amp=eq?.txt", "odd/spaces  and ~tilde*.txt",
@@ -294,6 +335,30 @@ def _():
         expect("<Code>SignatureDoesNotMatch</Code>" in body, "error body %s" % body)
 
 
+@check("presigned_put_s3v4")
+def _():
+    url = s3.generate_presigned_url("put_object", Params={"Bucket": BUCKET, "Key": "presigned/put.bin"},
+                                    ExpiresIn=300)
+    data = payload(11, 300_000)
+    req = urllib.request.Request(url, data=data, method="PUT", headers={"Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        expect(r.status == 200, "status %s" % r.status)
+        expect(r.headers.get("ETag") == '"%s"' % hashlib.md5(data).hexdigest(), "ETag %s" % r.headers.get("ETag"))
+    expect(s3.get_object(Bucket=BUCKET, Key="presigned/put.bin")["Body"].read() == data, "stored body differs")
+
+
+@check("presigned_get_expired_403")
+def _():
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin"}, ExpiresIn=1)
+    time.sleep(2.5)  # past X-Amz-Date + X-Amz-Expires: an ordering, not a timing assertion
+    try:
+        urllib.request.urlopen(url, timeout=30)
+        raise AssertionError("an expired presigned URL was served")
+    except urllib.error.HTTPError as e:
+        body = e.read().decode("utf-8", "replace")
+        expect(e.code == 403 and "<Code>AccessDenied</Code>" in body, "status %s: %s" % (e.code, body))
+
+
 @check("copy_object")
 def _():
     r = s3.copy_object(Bucket=BUCKET, Key="copies/data-copy.bin",
@@ -310,6 +375,54 @@ def _():
     got = s3.head_object(Bucket=BUCKET, Key="copies/data-replaced.bin")
     expect(got["Metadata"] == {"replaced": "yes"}, "REPLACE metadata %r" % got["Metadata"])
     expect(got["ContentType"].startswith("text/plain"), "REPLACE ContentType %r" % got["ContentType"])
+
+
+@check("standard_headers_stored")
+def _():
+    # S3 keeps these as system metadata and returns them on GET and HEAD (browsers and CDNs rely on them)
+    s3.put_object(Bucket=BUCKET, Key="small/headers.txt", Body=b"headers", ContentType="text/plain",
+                  CacheControl="max-age=60", ContentDisposition='attachment; filename="h.txt"',
+                  ContentLanguage="en", ContentEncoding="identity")
+    for name, r in (("HEAD", s3.head_object(Bucket=BUCKET, Key="small/headers.txt")),
+                    ("GET", s3.get_object(Bucket=BUCKET, Key="small/headers.txt"))):
+        got = {k: r.get(k) for k in ("CacheControl", "ContentDisposition", "ContentLanguage", "ContentEncoding")}
+        expect(got == {"CacheControl": "max-age=60", "ContentDisposition": 'attachment; filename="h.txt"',
+                       "ContentLanguage": "en", "ContentEncoding": "identity"},
+               "%s returned %r; headers %r" % (name, got, r["ResponseMetadata"]["HTTPHeaders"]))
+
+
+@check("response_header_overrides")
+def _():
+    # GetObject's response-* parameters replace the stored headers in the answer: presigned download links
+    # name the saved file with response-content-disposition
+    r = s3.get_object(Bucket=BUCKET, Key="small/data.bin", ResponseContentType="text/x-override",
+                      ResponseContentDisposition='attachment; filename="override.bin"', ResponseCacheControl="no-cache")
+    got = {k: r.get(k) for k in ("ContentType", "ContentDisposition", "CacheControl")}
+    expect(got == {"ContentType": "text/x-override", "ContentDisposition": 'attachment; filename="override.bin"',
+                   "CacheControl": "no-cache"}, "GetObject returned %r" % got)
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin",
+                                    "ResponseContentDisposition": 'attachment; filename="link.bin"'}, ExpiresIn=300)
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        cd = resp.headers.get("Content-Disposition")
+        expect(resp.read() == SMALL, "presigned body differs")
+    expect(cd == 'attachment; filename="link.bin"', "presigned GET Content-Disposition %r" % cd)
+
+
+@check("get_object_part_number")
+def _():
+    # the multipart object of upload_file: 8 + 8 + 8 + 1 MiB
+    h = s3.head_object(Bucket=BUCKET, Key="big/file.bin", PartNumber=1)
+    expect(h["ContentLength"] == CHUNK and h.get("PartsCount") == 4,
+           "HEAD ?partNumber=1: %s %r" % (h["ResponseMetadata"]["HTTPStatusCode"], h["ResponseMetadata"]["HTTPHeaders"]))
+    r = s3.get_object(Bucket=BUCKET, Key="big/file.bin", PartNumber=4)
+    body = r["Body"].read()
+    with open(BIG, "rb") as f:
+        f.seek(3 * CHUNK)
+        expected = f.read()
+    expect(r["ResponseMetadata"]["HTTPStatusCode"] == 206 and body == expected and r.get("PartsCount") == 4
+           and r.get("ContentRange") == "bytes %d-%d/%d" % (3 * CHUNK, BIG_SIZE - 1, BIG_SIZE),
+           "GET ?partNumber=4: status %s, %d bytes (the part has %d), headers %r"
+           % (r["ResponseMetadata"]["HTTPStatusCode"], len(body), len(expected), r["ResponseMetadata"]["HTTPHeaders"]))
 
 
 @check("delete_objects")

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.granary.it.support.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,13 +26,22 @@ import org.junit.jupiter.api.Test;
 class Boto3IT {
   private static final Duration SUITE_TIMEOUT = Duration.ofSeconds(240);
   /** Every check of boto3_suite.py, in its order. */
-  private static final List<String> CHECKS = List.of("create_bucket", "list_buckets",
-      "put_get_object_byte_exact_with_metadata_and_content_type", "head_object", "get_object_range_and_missing_key",
+  private static final List<String> CHECKS = List.of("create_bucket", "create_existing_bucket_already_owned",
+      "list_buckets", "put_get_object_byte_exact_with_metadata_and_content_type", "head_object",
+      "get_object_range_and_missing_key", "empty_object", "conditional_get", "content_md5_mismatch_bad_digest",
       "unicode_and_special_character_keys", "list_objects_v2_prefix_delimiter",
       "paginator_1500_keys_each_exactly_once", "upload_file_multipart_etag_dash4", "download_file_byte_exact",
       "multipart_low_level_list_parts_and_abort", "presigned_get_s3v4_byte_exact",
-      "presigned_get_wrong_signature_403", "copy_object", "delete_objects", "wrong_secret_signature_does_not_match",
-      "unsupported_subresource_not_implemented", "empty_and_delete_bucket");
+      "presigned_get_wrong_signature_403", "presigned_put_s3v4", "presigned_get_expired_403", "copy_object",
+      "standard_headers_stored", "response_header_overrides", "get_object_part_number", "delete_objects",
+      "wrong_secret_signature_does_not_match", "unsupported_subresource_not_implemented", "empty_and_delete_bucket");
+  /**
+   * The checks of the tests disabled as known bugs: they run and may FAIL without failing
+   * {@link #boto3_suite_ranEveryCheck_andFailedNoneButKnownBugs}. Remove a check from here with the @Disabled of
+   * its test once the bug is fixed.
+   */
+  private static final Set<String> KNOWN_BUGS = Set.of("standard_headers_stored", "response_header_overrides",
+      "get_object_part_number");
 
   private static TestCluster cluster;
   private static Tools.Run suite;
@@ -138,13 +147,50 @@ class Boto3IT {
   }
 
   @Test
-  void boto3_suite_ranEveryCheck_andExitedZero() {
+  void boto3_emptyObject_conditionalGet_andAWrongContentMd5_behaveAsS3() {
+    passed("create_existing_bucket_already_owned", "empty_object", "conditional_get",
+        "content_md5_mismatch_bad_digest");
+  }
+
+  @Test
+  void boto3_presignedPut_s3v4_storesTheBody_andAnExpiredPresignedGetIs403() {
+    passed("presigned_put_s3v4", "presigned_get_expired_403");
+  }
+
+  @Test
+  @Disabled("BUG: Cache-Control, Content-Disposition, Content-Language and Content-Encoding given on PutObject are"
+      + " not stored: GET and HEAD return none of them (S3 keeps them as system metadata)")
+  void boto3_putObject_keepsCacheControlContentDispositionLanguageAndEncoding() {
+    passed("standard_headers_stored");
+  }
+
+  @Test
+  @Disabled("BUG: GetObject ignores response-content-type, response-content-disposition and response-cache-control"
+      + " (also in presigned URLs): the stored headers come back unchanged")
+  void boto3_getObject_responseHeaderOverrides_replaceTheStoredHeaders() {
+    passed("response_header_overrides");
+  }
+
+  @Test
+  @Disabled("BUG: GetObject/HeadObject ?partNumber=N is ignored: 200 with the whole object and no"
+      + " x-amz-mp-parts-count, where S3 answers 206 with the part's bytes and Content-Range")
+  void boto3_getObject_withPartNumber_returnsThatPart_andThePartsCount() {
+    passed("get_object_part_number");
+  }
+
+  @Test
+  void boto3_suite_ranEveryCheck_andFailedNoneButKnownBugs() {
     Set<String> reported = new LinkedHashSet<>();
     suite.output().lines().filter(l -> l.startsWith("PASS ") || l.startsWith("FAIL "))
         .forEach(l -> reported.add(l.substring(5).split(":", 2)[0]));
     assertThat(reported).as(suite.describe()).containsExactlyElementsOf(CHECKS);
-    assertThat(suite.output()).as(suite.describe()).contains("SUMMARY passed=" + CHECKS.size() + " failed=0");
-    assertThat(suite.ok()).as(suite.describe()).isTrue();
-    assertThat(Arrays.asList(suite.output().split("\n"))).as(suite.describe()).noneMatch(l -> l.startsWith("FAIL "));
+    assertThat(suite.timedOut()).as(suite.describe()).isFalse();
+    List<String> failed = suite.output().lines().filter(l -> l.startsWith("FAIL "))
+        .map(l -> l.substring(5).split(":", 2)[0]).toList();
+    assertThat(failed).as(suite.describe()).isSubsetOf(KNOWN_BUGS);
+    // the script exits 0 exactly when nothing failed
+    assertThat(suite.exit()).as(suite.describe()).isEqualTo(failed.isEmpty() ? 0 : 1);
+    assertThat(suite.output()).as(suite.describe())
+        .contains("SUMMARY passed=" + (CHECKS.size() - failed.size()) + " failed=" + failed.size());
   }
 }

@@ -125,6 +125,28 @@ class RcloneIT {
 
   @Test
   @Order(4)
+  void rclone_lsf_inPagesOfThree_withListObjectsV1AndV2_listsEveryFileOnce() throws Exception {
+    List<String> all = lsf("--s3-list-chunk", "1000");
+    assertThat(all).hasSize(expected.size()).doesNotHaveDuplicates();
+    for (String version : List.of("1", "2")) {
+      for (String urlEncode : List.of("true", "false")) {
+        List<String> paged = lsf("--s3-list-chunk", "3", "--s3-list-version", version, "--s3-list-url-encode",
+            urlEncode);
+        assertThat(paged).as("list version %s, url-encode %s", version, urlEncode).isEqualTo(all);
+      }
+    }
+  }
+
+  private static List<String> lsf(String... flags) throws Exception {
+    List<String> args = new ArrayList<>(List.of("lsf", "--recursive", "--files-only"));
+    args.addAll(List.of(flags));
+    args.add(REMOTE + "/tree");
+    Tools.Run r = rclone(args.toArray(String[]::new));
+    return r.output().lines().filter(l -> !l.isBlank()).sorted().toList();
+  }
+
+  @Test
+  @Order(5)
   void rclone_check_findsNoDifferences_andASecondCopyTransfersNothing() throws Exception {
     Tools.Run check = rclone("check", scratch.resolve("tree").toString(), REMOTE + "/tree");
     assertThat(check.output()).as(check::describe).contains("0 differences found")
@@ -136,7 +158,7 @@ class RcloneIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void rclone_copyBack_isByteExact_andCatWithOffsetReadsARange() throws Exception {
     Path back = scratch.resolve("tree-back");
     rclone("copy", REMOTE + "/tree", back.toString());
@@ -149,7 +171,7 @@ class RcloneIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void rclone_sync_deletesRemoteFilesGoneLocally() throws Exception {
     Path local = scratch.resolve("tree");
     Files.delete(local.resolve("a/b/sibling-1.txt"));
@@ -160,7 +182,27 @@ class RcloneIT {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
+  void rclone_serverSideCopyAndMove_keepBytesAndMd5_andMoveRemovesTheSource() throws Exception {
+    Tools.Run copy = rclone("copyto", "-v", REMOTE + "/tree/big/big.bin", REMOTE + "/server/big-copy.bin");
+    assertThat(copy.output()).as(copy::describe).contains("server-side copy");
+    String moved = "ünïcødé dir/naïve café.txt";
+    Tools.Run move = rclone("moveto", "-v", REMOTE + "/tree/" + moved, REMOTE + "/server/moved ü.txt");
+    assertThat(move.output()).as(move::describe).contains("server-side copy");
+    Tools.Run md5 = rclone("md5sum", REMOTE + "/server");
+    assertThat(md5.output()).as(md5::describe)
+        .contains(Tools.md5(scratch.resolve("tree/big/big.bin")) + "  big-copy.bin")
+        .contains(Tools.md5(scratch.resolve("tree").resolve(moved)) + "  moved ü.txt");
+    Path got = scratch.resolve("server-copy.bin");
+    rclone("copyto", REMOTE + "/server/big-copy.bin", got.toString());
+    assertThat(Tools.sha256(got)).isEqualTo(expected.get("big/big.bin"));
+    Tools.Run ls = rclone("lsf", "--recursive", REMOTE + "/tree");
+    assertThat(ls.output()).as(ls::describe).doesNotContain("naïve café.txt");
+    Files.delete(scratch.resolve("tree").resolve(moved)); // the local tree mirrors the remote one again
+  }
+
+  @Test
+  @Order(9)
   void rclone_delete_thenPurge_removeTheFilesAndTheBucket() throws Exception {
     rclone("delete", "--include", "*.txt", REMOTE + "/tree");
     Tools.Run ls = rclone("ls", REMOTE + "/tree");

@@ -123,7 +123,7 @@ class S3cmdIT {
 
   @Test
   @Order(4)
-  void s3cmd_ls_and_la_listObjectsAndDirectories() throws Exception {
+  void s3cmd_ls_la_and_du_listObjectsDirectoriesAndTotals() throws Exception {
     Tools.Run ls = s3cmd("ls", S3);
     assertThat(ls.output()).as(ls::describe).contains("DIR  " + S3 + "/files/");
     Tools.Run files = s3cmd("ls", S3 + "/files/");
@@ -131,6 +131,8 @@ class S3cmdIT {
         .hasSize(2)
         .anySatisfy(l -> assertThat(l).contains(" 100000  " + S3 + "/files/small.bin"))
         .anySatisfy(l -> assertThat(l).contains(" " + BIG + "  " + S3 + "/files/big.bin"));
+    Tools.Run du = s3cmd("du", S3);
+    assertThat(du.output()).as(du::describe).containsPattern("^\\s*" + (BIG + 100_000) + "\\s+2 objects ");
     Tools.Run la = s3cmd("la", "--recursive");
     assertThat(la.output()).as(la::describe).contains(S3 + "/files/small.bin").contains(S3 + "/files/big.bin");
   }
@@ -150,6 +152,23 @@ class S3cmdIT {
 
   @Test
   @Order(6)
+  void s3cmd_mv_andModify_moveTheObject_andReplaceItsTypeAndMetadata() throws Exception {
+    s3cmd("mv", S3 + "/copies/small-copy.bin", S3 + "/copies/small-moved.bin");
+    Tools.Run ls = s3cmd("ls", S3 + "/copies/");
+    assertThat(ls.output()).as(ls::describe).contains(S3 + "/copies/small-moved.bin")
+        .doesNotContain("small-copy.bin");
+    s3cmd("modify", "--mime-type=text/x-modified", "--add-header=x-amz-meta-stage:modified",
+        S3 + "/copies/small-moved.bin");
+    Tools.Run info = s3cmd("info", S3 + "/copies/small-moved.bin");
+    assertThat(info.output()).as(info::describe).contains("MIME type: text/x-modified")
+        .contains("x-amz-meta-stage: modified").contains("File size: 100000");
+    Path got = scratch.resolve("down/small-moved.bin");
+    s3cmd("get", "--force", S3 + "/copies/small-moved.bin", got.toString());
+    assertThat(Tools.sha256(got)).isEqualTo(Tools.sha256(scratch.resolve("up/small.bin")));
+  }
+
+  @Test
+  @Order(7)
   void s3cmd_sync_uploadsATreeWithUnicodeNames_andSyncsItBackByteExact_andASecondSyncUploadsNothing()
       throws Exception {
     Path local = scratch.resolve("tree");
@@ -169,7 +188,7 @@ class S3cmdIT {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void s3cmd_wrongSecret_failsWithSignatureDoesNotMatch() throws Exception {
     Path bad = writeConfig(scratch.resolve("s3cfg-wrong-secret"), cluster.credentials().secretKey() + "x");
     Tools.Run r = Tools.run(scratch, Map.of(), Tools.TIMEOUT, command(bad, "ls", S3));
@@ -179,10 +198,10 @@ class S3cmdIT {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void s3cmd_del_removesObjects_rbRefusesANonEmptyBucket_andRbRecursiveRemovesIt() throws Exception {
-    Tools.Run del = s3cmd("del", S3 + "/copies/small-copy.bin");
-    assertThat(del.output()).as(del::describe).contains("delete: '" + S3 + "/copies/small-copy.bin'");
+    Tools.Run del = s3cmd("del", S3 + "/copies/small-moved.bin");
+    assertThat(del.output()).as(del::describe).contains("delete: '" + S3 + "/copies/small-moved.bin'");
     Tools.Run delTree = s3cmd("del", "--recursive", "--force", S3 + "/synced/");
     assertThat(delTree.output().lines().filter(l -> l.startsWith("delete: ")).count()).as(delTree::describe)
         .isEqualTo(9);
