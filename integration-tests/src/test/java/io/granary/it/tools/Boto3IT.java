@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * <p>python3 and boto3 missing is a failure, not a skip: {@code .ci/run} installs boto3.
  */
 class Boto3IT {
-  private static final Duration SUITE_TIMEOUT = Duration.ofSeconds(240);
+  private static final Duration SUITE_TIMEOUT = Duration.ofSeconds(180);
   /** Every check of boto3_suite.py, in its order. */
   private static final List<String> CHECKS = List.of("create_bucket", "create_existing_bucket_already_owned",
       "list_buckets", "put_get_object_byte_exact_with_metadata_and_content_type", "head_object",
