@@ -9,10 +9,22 @@ public final class S3Errors {
   private static final AtomicLong SEQUENCE = new AtomicLong(System.nanoTime());
 
   /** Renders errors as S3 XML; the request id joins the node id and a sequence number, as S3's are opaque. */
-  public static final ErrorRenderer RENDERER = (e, ex) -> S3ErrorRenderer.render(e, ex.request().uri(),
+  public static final ErrorRenderer RENDERER = (e, ex) -> S3ErrorRenderer.render(e, resource(ex.path().raw()),
       requestId(ex.nodeId()), ex.method().equals(HttpMethod.HEAD), ex.alloc());
 
   private S3Errors() {}
+
+  /**
+   * The Error document's Resource: the request path without its query (which may hold a presigned signature)
+   * and without the {@code /s3} mount of the S3 API on proxies and targets. No bucket is named "s3" (names have
+   * at least 3 characters), so the strip is unambiguous.
+   */
+  static String resource(String path) {
+    if (path.equals("/s3")) {
+      return "/";
+    }
+    return path.startsWith("/s3/") ? path.substring(3) : path;
+  }
 
   /** A fresh request id. */
   public static String requestId(String nodeId) {

@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,13 +34,6 @@ class Boto3IT {
       "presigned_get_wrong_signature_403", "presigned_put_s3v4", "presigned_get_expired_403", "copy_object",
       "standard_headers_stored", "response_header_overrides", "get_object_part_number", "delete_objects",
       "wrong_secret_signature_does_not_match", "unsupported_subresource_not_implemented", "empty_and_delete_bucket");
-  /**
-   * The checks of the tests disabled as known bugs: they run and may FAIL without failing
-   * {@link #boto3_suite_ranEveryCheck_andFailedNoneButKnownBugs}. Remove a check from here with the @Disabled of
-   * its test once the bug is fixed.
-   */
-  private static final Set<String> KNOWN_BUGS = Set.of("standard_headers_stored", "response_header_overrides",
-      "get_object_part_number");
 
   private static TestCluster cluster;
   private static Tools.Run suite;
@@ -158,28 +150,22 @@ class Boto3IT {
   }
 
   @Test
-  @Disabled("BUG: Cache-Control, Content-Disposition, Content-Language and Content-Encoding given on PutObject are"
-      + " not stored: GET and HEAD return none of them (S3 keeps them as system metadata)")
   void boto3_putObject_keepsCacheControlContentDispositionLanguageAndEncoding() {
     passed("standard_headers_stored");
   }
 
   @Test
-  @Disabled("BUG: GetObject ignores response-content-type, response-content-disposition and response-cache-control"
-      + " (also in presigned URLs): the stored headers come back unchanged")
   void boto3_getObject_responseHeaderOverrides_replaceTheStoredHeaders() {
     passed("response_header_overrides");
   }
 
   @Test
-  @Disabled("BUG: GetObject/HeadObject ?partNumber=N is ignored: 200 with the whole object and no"
-      + " x-amz-mp-parts-count, where S3 answers 206 with the part's bytes and Content-Range")
   void boto3_getObject_withPartNumber_returnsThatPart_andThePartsCount() {
     passed("get_object_part_number");
   }
 
   @Test
-  void boto3_suite_ranEveryCheck_andFailedNoneButKnownBugs() {
+  void boto3_suite_ranEveryCheck_andFailedNone() {
     Set<String> reported = new LinkedHashSet<>();
     suite.output().lines().filter(l -> l.startsWith("PASS ") || l.startsWith("FAIL "))
         .forEach(l -> reported.add(l.substring(5).split(":", 2)[0]));
@@ -187,10 +173,8 @@ class Boto3IT {
     assertThat(suite.timedOut()).as(suite.describe()).isFalse();
     List<String> failed = suite.output().lines().filter(l -> l.startsWith("FAIL "))
         .map(l -> l.substring(5).split(":", 2)[0]).toList();
-    assertThat(failed).as(suite.describe()).isSubsetOf(KNOWN_BUGS);
-    // the script exits 0 exactly when nothing failed
-    assertThat(suite.exit()).as(suite.describe()).isEqualTo(failed.isEmpty() ? 0 : 1);
-    assertThat(suite.output()).as(suite.describe())
-        .contains("SUMMARY passed=" + (CHECKS.size() - failed.size()) + " failed=" + failed.size());
+    assertThat(failed).as(suite.describe()).isEmpty();
+    assertThat(suite.exit()).as(suite.describe()).isZero();
+    assertThat(suite.output()).as(suite.describe()).contains("SUMMARY passed=" + CHECKS.size() + " failed=0");
   }
 }

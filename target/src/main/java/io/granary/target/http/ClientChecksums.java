@@ -25,6 +25,11 @@ public final class ClientChecksums {
 
   private ClientChecksums() {}
 
+  /** The {@code x-amz-checksum-*} header that carries a checksum of this type, or null when S3 has none. */
+  public static String s3Header(ChecksumType type) {
+    return AMZ.contains(type) ? "x-amz-checksum-" + type.wireName() : null;
+  }
+
   public static List<ExpectedChecksum> parse(HttpHeaders h) {
     List<ExpectedChecksum> out = new ArrayList<>(2);
     String md5 = h.get(HttpHeaderNames.CONTENT_MD5);
@@ -32,7 +37,7 @@ public final class ClientChecksums {
       out.add(new ExpectedChecksum(ChecksumType.MD5, base64(md5, 16, "Content-MD5", "InvalidDigest")));
     }
     for (ChecksumType t : AMZ) {
-      String name = "x-amz-checksum-" + t.wireName();
+      String name = s3Header(t);
       String v = h.get(name);
       if (v != null) {
         int bytes = t == ChecksumType.SHA1 ? 20 : t == ChecksumType.SHA256 ? 32 : 4;

@@ -41,8 +41,8 @@ public final class NativeObjectApi implements ObjectApi {
   }
 
   @Override
-  public ByteRange range(String header, long size) {
-    return ByteRange.parse(header, size);
+  public ByteRange range(HttpExchange ex, ObjectMeta meta, HttpHeaders response) {
+    return ByteRange.parse(ex.header(HttpHeaderNames.RANGE), meta.size());
   }
 
   @Override

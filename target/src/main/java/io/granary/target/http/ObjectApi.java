@@ -24,8 +24,15 @@ public interface ObjectApi {
   /** Headers that describe a stored object (ETag, Last-Modified, type, checksums or user metadata). */
   void describe(HttpHeaders headers, ObjectMeta meta);
 
-  /** The Range to serve, or null for the whole object; throws for a range this API refuses. */
-  ByteRange range(String header, long size);
+  /**
+   * The bytes a GET or HEAD reads, or null for the whole object; throws for a range this API refuses. May add
+   * headers to the response (S3's {@code x-amz-mp-parts-count} for a part read).
+   */
+  ByteRange range(HttpExchange ex, ObjectMeta meta, HttpHeaders response);
+
+  /** Headers a GET or HEAD adds to {@link #describe}'s, from the request (S3's {@code response-*} overrides). */
+  default void decorateRead(HttpExchange ex, HttpHeaders response, ObjectMeta meta) {
+  }
 
   /** Whether deleting a missing object is an error (native: 404) or a success (S3: 204). */
   boolean missingDeleteIsError();

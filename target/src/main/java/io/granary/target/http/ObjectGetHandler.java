@@ -42,14 +42,12 @@ public final class ObjectGetHandler implements RequestHandler {
       if (meta == null) {
         throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
       }
-      HttpHeaders h = new DefaultHttpHeaders();
-      api.describe(h, meta);
-      if (notModified(ex, meta, h)) {
-        return;
+      HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+      api.describe(head.headers(), meta);
+      if (!notModified(ex, meta, head.headers())) {
+        prepare(ex, meta, head);
+        ex.sendHead(head.status(), head.headers());
       }
-      h.set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
-      h.set(HttpHeaderNames.CONTENT_LENGTH, meta.size());
-      ex.sendHead(HttpResponseStatus.OK, h);
       return;
     }
     StoredObject obj = store.open(req.bucket(), req.name());
@@ -57,29 +55,38 @@ public final class ObjectGetHandler implements RequestHandler {
       throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
     }
     try {
-      ObjectMeta meta = obj.meta();
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-      api.describe(head.headers(), meta);
-      if (notModified(ex, meta, head.headers())) {
+      api.describe(head.headers(), obj.meta());
+      if (notModified(ex, obj.meta(), head.headers())) {
         obj.channel().close();
         return;
       }
-      ByteRange range = api.range(ex.header(HttpHeaderNames.RANGE), meta.size());
-      head.headers().set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
-      long offset = 0;
-      long length = meta.size();
-      if (range != null) {
-        head.setStatus(HttpResponseStatus.PARTIAL_CONTENT);
-        offset = range.offset();
-        length = range.length();
-        head.headers().set(HttpHeaderNames.CONTENT_RANGE, range.contentRange());
-      }
-      HttpUtil.setContentLength(head, length);
-      ex.sendFile(head, obj.channel(), offset, length);
+      ByteRange range = prepare(ex, obj.meta(), head);
+      long offset = range == null ? 0 : range.offset();
+      ex.sendFile(head, obj.channel(), offset, HttpUtil.getContentLength(head));
     } catch (IOException | RuntimeException e) {
       obj.channel().close();
       throw e;
     }
+  }
+
+  /**
+   * Completes the described response head of a GET or HEAD: status, length, range and the request's header
+   * overrides. Returns the range to serve, or null for the whole object.
+   */
+  private ByteRange prepare(HttpExchange ex, ObjectMeta meta, HttpResponse head) {
+    HttpHeaders h = head.headers();
+    api.decorateRead(ex, h, meta);
+    ByteRange range = api.range(ex, meta, h);
+    h.set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
+    if (range == null) {
+      HttpUtil.setContentLength(head, meta.size());
+    } else {
+      head.setStatus(HttpResponseStatus.PARTIAL_CONTENT);
+      h.set(HttpHeaderNames.CONTENT_RANGE, range.contentRange());
+      HttpUtil.setContentLength(head, range.length());
+    }
+    return range;
   }
 
   /** Evaluates the request's conditions; answers 304 and returns true when the client's copy is current. */

@@ -3,6 +3,7 @@ package io.granary.target.meta;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.granary.clustermap.bucket.ChecksumType;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -18,10 +19,14 @@ import java.util.TreeMap;
  *     multipart upload; null for objects written without one (their ETag is the checksum)
  * @param contentType the Content-Type given at upload, or null
  * @param userMeta user metadata ({@code x-amz-meta-*} without the prefix, lowercase names), possibly empty
+ * @param headers standard headers given at upload and returned on reads (Cache-Control, Content-Disposition,
+ *     Content-Encoding, Content-Language, Expires), lowercase names, possibly empty
+ * @param partSizes for an object completed from a multipart upload, the size of each part in order (S3 GETs of one
+ *     part use them); empty otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
-    String contentType, Map<String, String> userMeta) {
+    String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes) {
   public ObjectMeta {
     Objects.requireNonNull(checksumType, "checksumType");
     Objects.requireNonNull(checksum, "checksum");
@@ -29,11 +34,19 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
       throw new IllegalArgumentException("size must be >= 0");
     }
     userMeta = userMeta == null || userMeta.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(userMeta));
+    headers = headers == null || headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(headers));
+    partSizes = partSizes == null ? List.of() : List.copyOf(partSizes);
   }
 
   /** An object with only content attributes (no S3 ETag, type or user metadata). */
   public ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime) {
-    this(size, checksumType, checksum, mtime, null, null, Map.of());
+    this(size, checksumType, checksum, mtime, null, null, Map.of(), Map.of(), List.of());
+  }
+
+  /** An object without stored headers or parts. */
+  public ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
+      String contentType, Map<String, String> userMeta) {
+    this(size, checksumType, checksum, mtime, etag, contentType, userMeta, Map.of(), List.of());
   }
 
   /** The ETag clients see, without quotes: the S3 ETag when there is one, else the content checksum. */

@@ -9,6 +9,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -17,7 +19,7 @@ import java.util.TreeMap;
  * parse. Layout (big-endian, strings as Java modified-UTF-8 with a 2-byte length):
  *
  * <pre>
- * byte   format version (2; version 1 records, without the fields marked v2, are still read)
+ * byte   format version (3; older records, without the fields of later versions, are still read)
  * long   size
  * long   mtime (epoch ms)
  * byte   checksum type (1 xxhash64, 2 md5, 3 crc32c, 4 sha256, 5 crc32, 6 sha1; stable, never reordered)
@@ -26,6 +28,9 @@ import java.util.TreeMap;
  * byte   flags: 1 = has etag, 2 = has content type
  * str    etag, str content type (when flagged)
  * short  number of user metadata entries, then name/value strings
+ * v3:
+ * short  number of stored standard headers, then name/value strings
+ * int    number of parts (multipart objects), then each part's size as a long
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
@@ -33,13 +38,14 @@ import java.util.TreeMap;
 public final class ObjectMetaCodec {
   private static final byte V1 = 1;
   private static final byte V2 = 2;
+  private static final byte V3 = 3;
 
   private ObjectMetaCodec() {}
 
   public static byte[] encode(ObjectMeta m) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + m.checksum().length());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(V2);
+      out.writeByte(V3);
       out.writeLong(m.size());
       out.writeLong(m.mtime());
       out.writeByte(code(m.checksumType()));
@@ -52,13 +58,11 @@ public final class ObjectMetaCodec {
       if (m.contentType() != null) {
         out.writeUTF(m.contentType());
       }
-      if (m.userMeta().size() > Short.MAX_VALUE) {
-        throw new IllegalArgumentException("too many user metadata entries");
-      }
-      out.writeShort(m.userMeta().size());
-      for (Map.Entry<String, String> e : m.userMeta().entrySet()) {
-        out.writeUTF(e.getKey());
-        out.writeUTF(e.getValue());
+      writeMap(out, m.userMeta());
+      writeMap(out, m.headers());
+      out.writeInt(m.partSizes().size());
+      for (long size : m.partSizes()) {
+        out.writeLong(size);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
@@ -69,7 +73,7 @@ public final class ObjectMetaCodec {
   public static ObjectMeta decode(byte[] b) throws IOException {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
       byte version = in.readByte();
-      if (version != V1 && version != V2) {
+      if (version < V1 || version > V3) {
         throw new IOException("unknown object metadata format version " + version);
       }
       long size = in.readLong();
@@ -84,15 +88,43 @@ public final class ObjectMetaCodec {
       int flags = in.readUnsignedByte();
       String etag = (flags & 1) != 0 ? in.readUTF() : null;
       String contentType = (flags & 2) != 0 ? in.readUTF() : null;
-      int n = in.readUnsignedShort();
-      Map<String, String> user = new TreeMap<>();
-      for (int i = 0; i < n; i++) {
-        user.put(in.readUTF(), in.readUTF());
+      Map<String, String> user = readMap(in);
+      if (version == V2) {
+        return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user);
       }
-      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user);
+      Map<String, String> headers = readMap(in);
+      int parts = in.readInt();
+      if (parts < 0 || parts > 10_000) {
+        throw new IOException("corrupt object metadata record: " + parts + " parts");
+      }
+      List<Long> sizes = new ArrayList<>(parts);
+      for (int i = 0; i < parts; i++) {
+        sizes.add(in.readLong());
+      }
+      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes);
     } catch (EOFException | IllegalArgumentException e) {
       throw new IOException("corrupt object metadata record of " + b.length + " bytes", e);
     }
+  }
+
+  private static void writeMap(DataOutputStream out, Map<String, String> map) throws IOException {
+    if (map.size() > Short.MAX_VALUE) {
+      throw new IllegalArgumentException("too many metadata entries");
+    }
+    out.writeShort(map.size());
+    for (Map.Entry<String, String> e : map.entrySet()) {
+      out.writeUTF(e.getKey());
+      out.writeUTF(e.getValue());
+    }
+  }
+
+  private static Map<String, String> readMap(DataInputStream in) throws IOException {
+    int n = in.readUnsignedShort();
+    Map<String, String> map = new TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      map.put(in.readUTF(), in.readUTF());
+    }
+    return map;
   }
 
   private static byte code(ChecksumType t) {

@@ -77,11 +77,11 @@ public final class MultipartStore {
   }
 
   /** Starts an upload of {@code name}. */
-  public Upload create(BucketProps bucket, String name, String contentType, Map<String, String> userMeta)
-      throws IOException {
+  public Upload create(BucketProps bucket, String name, String contentType, Map<String, String> userMeta,
+      Map<String, String> headers) throws IOException {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
-    Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta);
+    Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta, headers);
     ObjectLocation loc = store.locate(bucket, name);
     uploads(loc.mountpath()).put(uploadKey(loc, u.uploadId()), JSON.writeValueAsBytes(u));
     return u;
@@ -210,6 +210,7 @@ public final class MultipartStore {
     ContentHasher hasher = ContentHasher.of(bucket.checksum());
     MessageDigest md5OfMd5s = md5();
     long total = 0;
+    List<Long> sizes = new ArrayList<>(parts.size());
     ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(1 << 20, 1 << 20);
     try (FileChannel out = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       // A zero-based view of exactly this buffer's memory: internalNioBuffer would expose the whole pooled chunk.
@@ -234,6 +235,7 @@ public final class MultipartStore {
           }
         }
         total += p.size();
+        sizes.add(p.size());
       }
       out.force(true);
     } catch (IOException | RuntimeException e) {
@@ -244,7 +246,7 @@ public final class MultipartStore {
     }
     String etag = HexFormat.of().formatHex(md5OfMd5s.digest()) + "-" + parts.size();
     ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
-        upload.userMeta());
+        upload.userMeta(), upload.headers(), sizes);
     try {
       store.commitWorkFile(loc, work, meta);
     } catch (IOException | RuntimeException e) {

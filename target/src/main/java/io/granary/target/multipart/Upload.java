@@ -10,9 +10,13 @@ import java.util.Map;
  * @param initiated when it was created, epoch ms (for listing and for the abandoned-upload sweep)
  * @param contentType the Content-Type the completed object will have, or null
  * @param userMeta user metadata the completed object will have
+ * @param headers standard headers (Cache-Control...) the completed object will have; absent in records written
+ *     before they were kept
  */
-public record Upload(String uploadId, String name, long initiated, String contentType, Map<String, String> userMeta) {
+public record Upload(String uploadId, String name, long initiated, String contentType, Map<String, String> userMeta,
+    Map<String, String> headers) {
   public Upload {
     userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
   }
 }

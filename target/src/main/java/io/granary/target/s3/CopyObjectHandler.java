@@ -131,12 +131,15 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
     return new String[] {s.substring(0, slash), key};
   }
 
-  private PutOptions options(long size, String contentType, Map<String, String> userMeta) {
+  /** The copy's attributes: the source's (COPY), or those of the request (REPLACE). */
+  private PutOptions options(long size, String contentType, Map<String, String> userMeta,
+      Map<String, String> headers) {
     if (replace) {
-      return new PutOptions(size, List.of(), true, ex.header(HttpHeaderNames.CONTENT_TYPE),
-          S3ObjectApi.userMeta(ex.request().headers()));
+      HttpHeaders h = ex.request().headers();
+      return new PutOptions(size, List.of(), true, h.get(HttpHeaderNames.CONTENT_TYPE), S3ObjectApi.userMeta(h),
+          S3ObjectApi.storedHeaders(h));
     }
-    return new PutOptions(size, List.of(), true, contentType, userMeta);
+    return new PutOptions(size, List.of(), true, contentType, userMeta, headers);
   }
 
   /** Conditions on the source, written as the copy-source headers S3 uses. */
@@ -169,7 +172,8 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
           == Preconditions.Outcome.NOT_MODIFIED) {
         throw new PreconditionFailedException("x-amz-copy-source-if-none-match / if-modified-since failed");
       }
-      PutOperation put = store.beginPut(dst.bucket(), dst.name(), options(m.size(), m.contentType(), m.userMeta()));
+      PutOperation put = store.beginPut(dst.bucket(), dst.name(), options(m.size(), m.contentType(), m.userMeta(),
+          m.headers()));
       try {
         // A zero-based view of exactly this buffer's memory: internalNioBuffer would expose the whole pooled chunk.
         ByteBuffer nio = buf.nioBuffer(0, buf.capacity());
@@ -235,7 +239,7 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
       }
       try {
         op = store.beginPut(dst.bucket(), dst.name(), options(HttpUtil.getContentLength(head, -1L),
-            h.get(HttpHeaderNames.CONTENT_TYPE), meta));
+            h.get(HttpHeaderNames.CONTENT_TYPE), meta, S3ObjectApi.storedHeaders(h)));
       } catch (IOException | RuntimeException e) {
         fail(e instanceof ApiException api ? api : new ServiceUnavailableException("Busy", e.toString(), 1));
       }

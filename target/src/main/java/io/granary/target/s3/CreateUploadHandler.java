@@ -28,7 +28,8 @@ final class CreateUploadHandler implements RequestHandler {
     ObjectApi.ObjectRequest req = api.read(ex);
     var meta = S3ObjectApi.userMeta(ex.request().headers());
     String contentType = ex.header(HttpHeaderNames.CONTENT_TYPE);
-    disk.submit(() -> multipart.create(req.bucket(), req.name(), contentType, meta)).whenComplete((u, err) -> {
+    var headers = S3ObjectApi.storedHeaders(ex.request().headers());
+    disk.submit(() -> multipart.create(req.bucket(), req.name(), contentType, meta, headers)).whenComplete((u, err) -> {
       if (err != null) {
         ex.sendError(ControlClient.cause(err));
       } else {

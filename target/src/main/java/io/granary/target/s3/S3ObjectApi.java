@@ -10,15 +10,21 @@ import io.granary.common.http.ErrorRenderer;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestPath;
 import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.s3.S3ApiException;
 import io.granary.target.http.ClientChecksums;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.meta.ObjectMeta;
+import io.granary.target.multipart.MultipartStore;
 import io.granary.target.storage.PutOptions;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.Base64;
 import java.util.Date;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,6 +42,20 @@ public final class S3ObjectApi implements ObjectApi {
   static final String META_PREFIX = "x-amz-meta-";
   /** S3's limit on the user-defined metadata of one object. */
   static final int MAX_USER_META_BYTES = 2048;
+  /** Headers given at upload that S3 stores as system metadata and returns on GET and HEAD. */
+  static final List<String> STORED_HEADERS = List.of("cache-control", "content-disposition", "content-encoding",
+      "content-language", "expires");
+  /** GetObject's query parameters that replace a response header, and the header each replaces. */
+  private static final Map<String, String> RESPONSE_OVERRIDES = Map.of(
+      "response-content-type", "content-type",
+      "response-content-disposition", "content-disposition",
+      "response-content-encoding", "content-encoding",
+      "response-content-language", "content-language",
+      "response-cache-control", "cache-control",
+      "response-expires", "expires");
+  static final String PART_NUMBER_PARAM = "partNumber";
+  static final String PARTS_COUNT_HEADER = "x-amz-mp-parts-count";
+  static final String CHECKSUM_MODE_HEADER = "x-amz-checksum-mode";
 
   private final ClusterMetadataHolder cluster;
   private final ErrorRenderer errors;
@@ -81,7 +101,19 @@ public final class S3ObjectApi implements ObjectApi {
       declared = HttpUtil.getContentLength(ex.request(), -1L);
     }
     return new PutOptions(declared, ClientChecksums.parse(h), true, h.get(HttpHeaderNames.CONTENT_TYPE),
-        userMeta(h));
+        userMeta(h), storedHeaders(h));
+  }
+
+  /** The standard headers S3 keeps with an object and returns on reads, by lowercase name. */
+  static Map<String, String> storedHeaders(HttpHeaders h) {
+    Map<String, String> stored = new TreeMap<>();
+    for (String name : STORED_HEADERS) {
+      String v = h.get(name);
+      if (v != null) {
+        stored.put(name, v);
+      }
+    }
+    return stored;
   }
 
   /** {@code x-amz-meta-*} headers, names lowercased without the prefix, at most 2 KiB in all (S3's limit). */
@@ -108,18 +140,80 @@ public final class S3ObjectApi implements ObjectApi {
     h.set(HttpHeaderNames.ETAG, "\"" + meta.effectiveEtag() + "\"");
     h.set(HttpHeaderNames.LAST_MODIFIED, DateFormatter.format(new Date(meta.mtime())));
     h.set(HttpHeaderNames.CONTENT_TYPE, meta.contentType() != null ? meta.contentType() : "binary/octet-stream");
+    for (Map.Entry<String, String> e : meta.headers().entrySet()) {
+      h.set(e.getKey(), e.getValue());
+    }
     for (Map.Entry<String, String> e : meta.userMeta().entrySet()) {
       h.set(META_PREFIX + e.getKey(), e.getValue());
     }
   }
 
+  /**
+   * The {@code response-*} overrides of GetObject (presigned download links name the saved file with them), and
+   * on {@code x-amz-checksum-mode: ENABLED} the object's checksum when it is one S3 clients can verify.
+   */
   @Override
-  public ByteRange range(String header, long size) {
-    try {
-      return ByteRange.parse(header, size);
-    } catch (BadRequestException e) { // S3 answers every range it cannot serve with 416 InvalidRange
-      throw new RangeNotSatisfiableException(e.getMessage(), size);
+  public void decorateRead(HttpExchange ex, HttpHeaders response, ObjectMeta meta) {
+    if (!ex.path().rawQuery().isEmpty()) {
+      for (Map.Entry<String, String> o : RESPONSE_OVERRIDES.entrySet()) {
+        String v = ex.queryParam(o.getKey());
+        if (v != null) {
+          response.set(o.getValue(), v);
+        }
+      }
     }
+    if ("ENABLED".equalsIgnoreCase(ex.header(CHECKSUM_MODE_HEADER)) && ex.header(HttpHeaderNames.RANGE) == null
+        && ex.queryParam(PART_NUMBER_PARAM) == null) {
+      String header = ClientChecksums.s3Header(meta.checksumType());
+      if (header != null) { // the whole object's checksum: S3 sends none for a part or a range either
+        response.set(header, Base64.getEncoder().encodeToString(HexFormat.of().parseHex(meta.checksum())));
+      }
+    }
+  }
+
+  /**
+   * A Range header, or {@code ?partNumber=N}: the bytes of part N of an object completed from a multipart upload,
+   * with the number of parts in {@code x-amz-mp-parts-count}. An object written by one PUT has one part.
+   */
+  @Override
+  public ByteRange range(HttpExchange ex, ObjectMeta meta, HttpHeaders response) {
+    String header = ex.header(HttpHeaderNames.RANGE);
+    String partParam = ex.queryParam(PART_NUMBER_PARAM);
+    if (partParam == null) {
+      try {
+        return ByteRange.parse(header, meta.size());
+      } catch (BadRequestException e) { // S3 answers every range it cannot serve with 416 InvalidRange
+        throw new RangeNotSatisfiableException(e.getMessage(), meta.size());
+      }
+    }
+    if (header != null) {
+      throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidRequest",
+          "Cannot specify both Range header and partNumber query parameter");
+    }
+    int part = MultipartStore.partNumber(partParam);
+    List<Long> sizes = meta.partSizes();
+    if (sizes.isEmpty()) {
+      if (part != 1) {
+        throw invalidPartNumber(part, 1);
+      }
+      return meta.size() == 0 ? null : new ByteRange(0, meta.size(), meta.size());
+    }
+    if (part > sizes.size()) {
+      throw invalidPartNumber(part, sizes.size());
+    }
+    response.set(PARTS_COUNT_HEADER, sizes.size());
+    long offset = 0;
+    for (int i = 0; i < part - 1; i++) {
+      offset += sizes.get(i);
+    }
+    long length = sizes.get(part - 1);
+    return length == 0 ? null : new ByteRange(offset, length, meta.size());
+  }
+
+  private static S3ApiException invalidPartNumber(int part, int parts) {
+    return new S3ApiException(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE, "InvalidPartNumber",
+        "The requested partnumber is not satisfiable: part " + part + " of an object with " + parts
+            + (parts == 1 ? " part" : " parts"));
   }
 
   @Override

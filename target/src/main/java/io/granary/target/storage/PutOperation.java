@@ -93,7 +93,7 @@ public final class PutOperation {
     try {
       ObjectMeta meta = new ObjectMeta(staged.size(), bucketHasher.type(), staged.sums().get(bucketHasher.type()),
           System.currentTimeMillis(), md5 == null ? null : staged.sums().get(ChecksumType.MD5), options.contentType(),
-          options.userMeta());
+          options.userMeta(), options.headers(), List.of());
       store.commitWorkFile(location, workFile, meta);
       return meta;
     } catch (IOException | RuntimeException e) {

@@ -11,16 +11,23 @@ import java.util.Map;
  * @param md5Etag compute the content MD5 and store it as the S3 ETag
  * @param contentType Content-Type to store, or null
  * @param userMeta user metadata to store ({@code x-amz-meta-*} without the prefix)
+ * @param headers standard headers to store and return on reads (Cache-Control, Content-Disposition...)
  */
 public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
-    Map<String, String> userMeta) {
+    Map<String, String> userMeta, Map<String, String> headers) {
   public PutOptions {
     expected = List.copyOf(expected);
     userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
+  }
+
+  public PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
+      Map<String, String> userMeta) {
+    this(declaredLength, expected, md5Etag, contentType, userMeta, Map.of());
   }
 
   /** A native-API PUT: length and client checksums only. */
   public static PutOptions nativePut(long declaredLength, List<ExpectedChecksum> expected) {
-    return new PutOptions(declaredLength, expected, false, null, Map.of());
+    return new PutOptions(declaredLength, expected, false, null, Map.of(), Map.of());
   }
 }

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.granary.clustermap.bucket.ChecksumType;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
@@ -22,10 +26,39 @@ class ObjectMetaCodecTest {
   @Test
   void decode_ofEncode_keepsS3Fields() throws IOException {
     ObjectMeta m = new ObjectMeta(10, ChecksumType.XXHASH64, "00ff", 5, "d41d8cd98f00b204e9800998ecf8427e-3",
-        "image/jpeg; charset=ünï", java.util.Map.of("origin", "camera 7", "label", "日本"));
+        "image/jpeg; charset=ünï", Map.of("origin", "camera 7", "label", "日本"));
     ObjectMeta back = ObjectMetaCodec.decode(ObjectMetaCodec.encode(m));
     assertThat(back).isEqualTo(m);
     assertThat(back.effectiveEtag()).isEqualTo("d41d8cd98f00b204e9800998ecf8427e-3");
+  }
+
+  @Test
+  void decode_ofEncode_keepsStoredHeadersAndPartSizes() throws IOException {
+    ObjectMeta m = new ObjectMeta(11, ChecksumType.MD5, "ab", 5, "e-2", null, Map.of(),
+        Map.of("cache-control", "max-age=60", "content-disposition", "attachment; filename=\"ü.bin\""),
+        List.of(8L, 3L));
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(m))).isEqualTo(m);
+  }
+
+  @Test
+  void decode_readsFormatVersionTwoRecords() throws IOException {
+    // version 2: version 1's fields with a UTF checksum, then flags, etag, content type and user metadata
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(2);
+      out.writeLong(42);
+      out.writeLong(7);
+      out.writeByte(2);
+      out.writeUTF("abcd");
+      out.writeByte(3);
+      out.writeUTF("etag-1");
+      out.writeUTF("text/plain");
+      out.writeShort(1);
+      out.writeUTF("k");
+      out.writeUTF("v");
+    }
+    assertThat(ObjectMetaCodec.decode(bytes.toByteArray()))
+        .isEqualTo(new ObjectMeta(42, ChecksumType.MD5, "abcd", 7, "etag-1", "text/plain", Map.of("k", "v")));
   }
 
   @Test
@@ -39,13 +72,14 @@ class ObjectMetaCodecTest {
   }
 
   @Test
-  void encode_writesFormatVersionTwo() {
-    assertThat(ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0))[0]).isEqualTo((byte) 2);
+  void encode_writesFormatVersionThree() {
+    assertThat(ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0))[0]).isEqualTo((byte) 3);
   }
 
   @Test
   void decode_truncatedOrUnknown_throwsIOException() {
-    byte[] good = ObjectMetaCodec.encode(new ObjectMeta(5, ChecksumType.MD5, "ab", 7, "e", "t", java.util.Map.of("k", "v")));
+    byte[] good = ObjectMetaCodec.encode(new ObjectMeta(5, ChecksumType.MD5, "ab", 7, "e", "t", Map.of("k", "v"),
+        Map.of("expires", "0"), List.of(5L)));
     for (int cut = 1; cut < good.length; cut++) {
       int n = cut;
       assertThatThrownBy(() -> ObjectMetaCodec.decode(Arrays.copyOf(good, n))).isInstanceOf(IOException.class);

@@ -123,7 +123,8 @@ class MultipartStoreTest {
 
   @Test
   void complete_assemblesPartsInOrder_withS3MultipartEtag_andRemovesTheUpload() throws Exception {
-    Upload u = multipart.create(BUCKET, "dir/big.bin", "video/mp4", Map.of("k", "v"));
+    Upload u = multipart.create(BUCKET, "dir/big.bin", "video/mp4", Map.of("k", "v"),
+        Map.of("cache-control", "no-cache"));
     byte[] p1 = data(1, 5 * MIB);
     byte[] p2 = data(2, 5 * MIB);
     byte[] p3 = data(3, 123);
@@ -144,6 +145,8 @@ class MultipartStoreTest {
     assertThat(meta.size()).isEqualTo(10L * MIB + 123);
     assertThat(meta.contentType()).isEqualTo("video/mp4");
     assertThat(meta.userMeta()).containsEntry("k", "v");
+    assertThat(meta.headers()).containsExactly(Map.entry("cache-control", "no-cache"));
+    assertThat(meta.partSizes()).containsExactly(5L * MIB, 5L * MIB, 123L);
     byte[] whole = read("dir/big.bin");
     assertThat(Arrays.copyOfRange(whole, 0, 5 * MIB)).isEqualTo(p1);
     assertThat(Arrays.copyOfRange(whole, 5 * MIB, 10 * MIB)).isEqualTo(p2);
@@ -154,7 +157,7 @@ class MultipartStoreTest {
 
   @Test
   void addPart_reuploadingAPartNumber_replacesItsFileAndRecord() throws Exception {
-    Upload u = multipart.create(BUCKET, "k", null, Map.of());
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
     upload(u, 1, data(1, 1000));
     String second = upload(u, 1, data(2, 2000));
     assertThat(multipart.parts(BUCKET, u)).singleElement().satisfies(p -> {
@@ -166,7 +169,7 @@ class MultipartStoreTest {
 
   @Test
   void complete_checksPartsAsS3Does_andLeavesTheUploadWhenRefused() throws Exception {
-    Upload u = multipart.create(BUCKET, "k", null, Map.of());
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
     String e1 = upload(u, 1, data(1, 1000)); // too small unless last
     String e2 = upload(u, 2, data(2, 1000));
     assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(),
@@ -207,7 +210,7 @@ class MultipartStoreTest {
 
   @Test
   void abort_removesPartsAndRecord() throws Exception {
-    Upload u = multipart.create(BUCKET, "k", null, Map.of());
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
     upload(u, 1, data(1, 1000));
     multipart.abort(BUCKET, "k", u.uploadId());
     assertThat(uploadFiles()).isZero();
@@ -217,10 +220,10 @@ class MultipartStoreTest {
 
   @Test
   void list_ordersByKeyThenUploadId_withPrefixAndMarkers() throws Exception {
-    Upload b1 = multipart.create(BUCKET, "b", null, Map.of());
-    Upload b2 = multipart.create(BUCKET, "b", null, Map.of());
-    multipart.create(BUCKET, "a", null, Map.of());
-    multipart.create(BUCKET, "c/1", null, Map.of());
+    Upload b1 = multipart.create(BUCKET, "b", null, Map.of(), Map.of());
+    Upload b2 = multipart.create(BUCKET, "b", null, Map.of(), Map.of());
+    multipart.create(BUCKET, "a", null, Map.of(), Map.of());
+    multipart.create(BUCKET, "c/1", null, Map.of(), Map.of());
     List<Upload> all = multipart.list(BUCKET, "", null, null, 100);
     assertThat(all).extracting(Upload::name).containsExactly("a", "b", "b", "c/1");
     assertThat(multipart.list(BUCKET, "c/", null, null, 100)).extracting(Upload::name).containsExactly("c/1");
@@ -232,10 +235,10 @@ class MultipartStoreTest {
 
   @Test
   void sweep_abortsOnlyUploadsOlderThanTheTtl() throws Exception {
-    Upload old = multipart.create(BUCKET, "old", null, Map.of());
+    Upload old = multipart.create(BUCKET, "old", null, Map.of(), Map.of());
     upload(old, 1, data(1, 1000));
     clock.now = clock.now.plus(Duration.ofDays(6));
-    Upload fresh = multipart.create(BUCKET, "fresh", null, Map.of());
+    Upload fresh = multipart.create(BUCKET, "fresh", null, Map.of(), Map.of());
     clock.now = clock.now.plus(Duration.ofDays(2));
 
     assertThat(multipart.sweep(List.of(BUCKET), Duration.ofDays(7))).isEqualTo(1);
