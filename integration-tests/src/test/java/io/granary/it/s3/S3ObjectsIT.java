@@ -119,6 +119,23 @@ class S3ObjectsIT {
   }
 
   @Test
+  void defaultChecksums_syncSendsSignedAwsChunkedWithCrc32Trailer_asyncUnsignedTrailer_bothStored() {
+    byte[] data = Content.bytes(250, 300_000);
+    put("chunked/sync", data);
+    // What the SDK sent: the tests above exercise the proxy's aws-chunked decoding and trailer checks.
+    assertThat(S3Support.sentHeader("PutObject", "x-amz-content-sha256"))
+        .isEqualTo("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER");
+    assertThat(S3Support.sentHeader("PutObject", "x-amz-trailer")).isEqualTo("x-amz-checksum-crc32");
+    assertThat(S3Support.sentHeader("PutObject", "content-encoding")).contains("aws-chunked");
+    assertThat(get("chunked/sync").asByteArray()).isEqualTo(data);
+
+    async.putObject(b -> b.bucket(BUCKET).key("chunked/async"), AsyncRequestBody.fromBytes(data)).join();
+    assertThat(S3Support.sentHeader("PutObject", "x-amz-content-sha256")).isEqualTo("STREAMING-UNSIGNED-PAYLOAD-TRAILER");
+    assertThat(S3Support.sentHeader("PutObject", "x-amz-trailer")).isEqualTo("x-amz-checksum-crc32");
+    assertThat(get("chunked/async").asByteArray()).isEqualTo(data);
+  }
+
+  @Test
   void keysWithSlashesSpacesUnicodeAndReservedCharacters_roundTrip_andListUnchanged() {
     List<String> keys = List.of("dir/sub/deeper/file.bin", "with space/and more spaces.txt", "ünïcødé/日本語/данные",
         "emoji/😀🙂", "plus+sign", "percent%25and%", "equals=sign&amp", "q?mark", "hash#tag", "semi;colon:colon",

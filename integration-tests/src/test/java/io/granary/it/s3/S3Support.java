@@ -17,6 +17,10 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
@@ -41,7 +45,24 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 final class S3Support {
   static final Region REGION = Region.US_EAST_1;
 
+  /** The headers of every request the SDK clients built here sent, by operation name (the last one wins). */
+  static final Map<String, Map<String, List<String>>> SENT = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static final ExecutionInterceptor RECORDER = new ExecutionInterceptor() {
+    @Override
+    public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+      SENT.put(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME), context.httpRequest().headers());
+    }
+  };
+
   private S3Support() {}
+
+  /** A header of the last request of {@code operation} (e.g. "PutObject") a client from here sent. */
+  static String sentHeader(String operation, String header) {
+    Map<String, List<String>> h = SENT.getOrDefault(operation, Map.of());
+    return h.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(header))
+        .flatMap(e -> e.getValue().stream()).findFirst().orElse(null);
+  }
 
   static StaticCredentialsProvider credentials(String accessKey, String secretKey) {
     return StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
@@ -63,7 +84,7 @@ final class S3Support {
         .credentialsProvider(credentials)
         .httpClientBuilder(ApacheHttpClient.builder().socketTimeout(Duration.ofSeconds(120))
             .connectionTimeout(Duration.ofSeconds(5)))
-        .overrideConfiguration(o -> o.retryStrategy(b -> b.maxAttempts(1)))
+        .overrideConfiguration(o -> o.retryStrategy(b -> b.maxAttempts(1)).addExecutionInterceptor(RECORDER))
         .build();
   }
 
@@ -86,7 +107,7 @@ final class S3Support {
         .credentialsProvider(credentials(cluster))
         .httpClientBuilder(NettyNioAsyncHttpClient.builder().readTimeout(Duration.ofSeconds(120))
             .connectionTimeout(Duration.ofSeconds(5)))
-        .overrideConfiguration(o -> o.retryStrategy(b -> b.maxAttempts(1)));
+        .overrideConfiguration(o -> o.retryStrategy(b -> b.maxAttempts(1)).addExecutionInterceptor(RECORDER));
   }
 
   static S3Presigner presigner(TestCluster cluster) {
