@@ -219,6 +219,54 @@ final class S3Support {
     return Http.send(Http.NO_FOLLOW, b.method(method, p));
   }
 
+  /** A signed request and the exact body bytes it was signed with. */
+  record Prepared(HttpRequest.Builder request, byte[] body, String contentSha256) {
+  }
+
+  /**
+   * An aws-chunked PUT of {@code data} signed by the SDK's own signer, as SDKs stream uploads: with
+   * {@code signedChunks} every chunk carries a signature (STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER]), else the
+   * chunks are unsigned (STREAMING-UNSIGNED-PAYLOAD-TRAILER); with {@code crc32Trailer} an x-amz-checksum-crc32
+   * trailer ends the body.
+   */
+  static Prepared signedChunkedPut(TestCluster cluster, String pathAndQuery, byte[] data, boolean signedChunks,
+      boolean crc32Trailer) throws java.io.IOException {
+    URI uri = URI.create(cluster.endpoint() + pathAndQuery);
+    // Over plain HTTP the SDK's signer always signs chunks; it leaves them unsigned only for HTTPS. The scheme is
+    // not part of what is signed, so a request signed for https://host:port is valid at http://host:port.
+    URI signedUri = signedChunks ? uri : URI.create(uri.toString().replaceFirst("^http:", "https:"));
+    SdkHttpRequest req = SdkHttpRequest.builder().method(SdkHttpMethod.PUT).uri(signedUri)
+        .putHeader("Content-Length", String.valueOf(data.length)).build();
+    SignedRequest signedRequest = AwsV4HttpSigner.create().sign(r -> {
+      r.identity(AwsCredentialsIdentity.create(cluster.credentials().accessKey(), cluster.credentials().secretKey()))
+          .request(req)
+          .payload(ContentStreamProvider.fromByteArray(data))
+          .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+          .putProperty(AwsV4HttpSigner.REGION_NAME, REGION.id())
+          .putProperty(AwsV4FamilyHttpSigner.CHUNK_ENCODING_ENABLED, true)
+          .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, signedChunks)
+          .putProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, false)
+          .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false);
+      if (crc32Trailer) {
+        r.putProperty(AwsV4FamilyHttpSigner.CHECKSUM_ALGORITHM, software.amazon.awssdk.checksums.DefaultChecksumAlgorithm.CRC32);
+      }
+    });
+    byte[] body;
+    try (InputStream in = signedRequest.payload().orElseThrow().newStream()) {
+      body = in.readAllBytes();
+    }
+    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60));
+    signedRequest.request().headers().forEach((name, values) -> {
+      if (!List.of("host", "content-length", "connection", "expect").contains(name.toLowerCase(java.util.Locale.ROOT))) {
+        values.forEach(v -> out.header(name, v));
+      }
+    });
+    String signedLength = signedRequest.request().firstMatchingHeader("Content-Length").orElse(null);
+    assertThat(signedLength).as("the signed Content-Length is the encoded body's").isEqualTo(String.valueOf(body.length));
+    return new Prepared(out, body,
+        signedRequest.request().firstMatchingHeader("x-amz-content-sha256").orElse(null));
+  }
+
   /** The text of {@code <tag>} in an XML document, or null. */
   static String xmlText(String xml, String tag) {
     int start = xml.indexOf("<" + tag + ">");
