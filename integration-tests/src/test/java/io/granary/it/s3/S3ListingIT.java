@@ -270,7 +270,7 @@ class S3ListingIT {
   void encodingTypeUrl_rawAnswer_percentEncodesKeys_andCarriesNoControlCharacters() throws Exception {
     Http.Reply r = S3Support.sendSigned(cluster, "GET", "/" + ENC_BUCKET + "?encoding-type=url&list-type=2&prefix="
         + URLEncoder.encode("enc/", StandardCharsets.UTF_8), Map.of(), new byte[0], null);
-    assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
+    assertThat(r.status()).as(S3Support.brief(r)).isEqualTo(200);
     assertThat(r.bodyText()).contains("<EncodingType>url</EncodingType>")
         .contains("<Key>enc/%01bell</Key>").contains("<Key>enc/with%20space</Key>")
         .contains("<Key>enc/plus%2Bsign</Key>").contains("<Key>enc/new%0Aline</Key>")
@@ -357,7 +357,7 @@ class S3ListingIT {
         "192.168.1.1", "xn--punycode")) {
       Http.Reply r = S3Support.sendSigned(cluster, "PUT", "/" + URLEncoder.encode(name, StandardCharsets.UTF_8),
           Map.of(), new byte[0], null);
-      assertThat(r.status()).as(name + ": " + r.bodyText()).isEqualTo(400);
+      assertThat(r.status()).as(name + ": " + S3Support.brief(r)).isEqualTo(400);
       assertThat(r.bodyText()).as(name).contains("<Code>InvalidBucketName</Code>");
     }
     assertThat(s3.listBuckets().buckets().stream().map(Bucket::name).toList()).isEqualTo(before);

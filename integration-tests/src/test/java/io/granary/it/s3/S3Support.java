@@ -267,6 +267,12 @@ final class S3Support {
         signedRequest.request().firstMatchingHeader("x-amz-content-sha256").orElse(null));
   }
 
+  /** A reply's body for a failure message: the text of an XML (error) body, else only its length. */
+  static String brief(Http.Reply r) {
+    boolean xml = r.header("content-type").orElse("").contains("xml");
+    return xml && r.body().length < 8192 ? r.bodyText() : "<" + r.body().length + " bytes>";
+  }
+
   /** The text of {@code <tag>} in an XML document, or null. */
   static String xmlText(String xml, String tag) {
     int start = xml.indexOf("<" + tag + ">");
