@@ -298,4 +298,34 @@ class S3CopyDeleteIT {
       assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(k)).asUtf8String()).isEqualTo(k);
     }
   }
+
+  @Test
+  void deleteObjects_ofAThousandKeys_deletesThemAll_andKeysNeedingXmlEscapesRoundTrip() {
+    List<String> keys = new ArrayList<>();
+    List<java.util.concurrent.CompletableFuture<?>> puts = new ArrayList<>();
+    try (var async = S3Support.async(cluster)) {
+      for (int i = 0; i < 1000; i++) {
+        String k = String.format("thousand/%04d", i) + (i % 100 == 0 ? " <&>'\"" : "");
+        keys.add(k);
+        puts.add(async.putObject(b -> b.bucket(BUCKET).key(k),
+            software.amazon.awssdk.core.async.AsyncRequestBody.fromString(k)));
+        if (puts.size() == 64) {
+          java.util.concurrent.CompletableFuture.allOf(puts.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
+          puts.clear();
+        }
+      }
+      java.util.concurrent.CompletableFuture.allOf(puts.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
+    }
+    List<String> listed = new ArrayList<>();
+    s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix("thousand/")).contents().forEach(o -> listed.add(o.key()));
+    assertThat(listed).containsExactlyInAnyOrderElementsOf(keys);
+    // A page is at most 1000 keys, whatever max-keys asks for.
+    assertThat(s3.listObjectsV2(b -> b.bucket(BUCKET).maxKeys(5000)).contents()).hasSize(1000);
+
+    List<ObjectIdentifier> ids = keys.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
+    DeleteObjectsResponse r = s3.deleteObjects(b -> b.bucket(BUCKET).delete(d -> d.objects(ids)));
+    assertThat(r.errors()).isEmpty();
+    assertThat(r.deleted()).extracting(DeletedObject::key).containsExactlyInAnyOrderElementsOf(keys);
+    assertThat(s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("thousand/")).contents()).isEmpty();
+  }
 }

@@ -301,4 +301,69 @@ class S3MultipartIT {
     assertNoObject(key);
     s3.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(uploadId));
   }
+
+  @Test
+  void listParts_paginatesWithMaxParts_inPartNumberOrder() {
+    String key = "mpu/many-parts";
+    String uploadId = create(key);
+    int[] numbers = {1, 2, 3, 9, 10, 11, 100, 1000};
+    for (int n : numbers) {
+      upload(key, uploadId, n, Content.bytes(100 + n, 10 + n));
+    }
+    List<Integer> seen = new ArrayList<>();
+    s3.listPartsPaginator(b -> b.bucket(BUCKET).key(key).uploadId(uploadId).maxParts(3)).forEach(page -> {
+      assertThat(page.parts().size()).isLessThanOrEqualTo(3);
+      page.parts().forEach(p -> {
+        seen.add(p.partNumber());
+        assertThat(p.size()).isEqualTo(10L + p.partNumber());
+      });
+    });
+    assertThat(seen).containsExactly(1, 2, 3, 9, 10, 11, 100, 1000);
+    ListPartsResponse afterMarker = s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(uploadId).partNumberMarker(10));
+    assertThat(afterMarker.parts()).extracting(Part::partNumber).containsExactly(11, 100, 1000);
+    s3.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(uploadId));
+  }
+
+  @Test
+  void listMultipartUploads_paginatesWithMaxUploads_andFiltersByPrefixAndDelimiter() {
+    List<String[]> created = new ArrayList<>(); // {key, uploadId}
+    for (String key : List.of("lmu/a", "lmu/b/one", "lmu/b/two", "lmu/c ü")) {
+      for (int i = 0; i < 2; i++) {
+        created.add(new String[] {key, create(key)});
+      }
+    }
+    created.add(new String[] {"other/x", create("other/x")});
+    try {
+      List<String> seen = new ArrayList<>();
+      s3.listMultipartUploadsPaginator(b -> b.bucket(BUCKET).prefix("lmu/").maxUploads(3)).forEach(page -> {
+        assertThat(page.uploads().size()).isLessThanOrEqualTo(3);
+        page.uploads().forEach(u -> seen.add(u.key() + " " + u.uploadId()));
+      });
+      List<String> expected = created.stream().filter(c -> c[0].startsWith("lmu/")).map(c -> c[0] + " " + c[1])
+          .sorted(java.util.Comparator.comparing((String e) -> e.substring(0, e.lastIndexOf(' ')))
+              .thenComparing(e -> e.substring(e.lastIndexOf(' ') + 1)))
+          .toList();
+      assertThat(seen).isEqualTo(expected);
+
+      var grouped = s3.listMultipartUploads(b -> b.bucket(BUCKET).prefix("lmu/").delimiter("/"));
+      assertThat(grouped.commonPrefixes()).extracting(cp -> cp.prefix()).containsExactly("lmu/b/");
+      assertThat(grouped.uploads()).extracting(MultipartUpload::key)
+          .containsExactly("lmu/a", "lmu/a", "lmu/c ü", "lmu/c ü");
+    } finally {
+      for (String[] c : created) {
+        s3.abortMultipartUpload(b -> b.bucket(BUCKET).key(c[0]).uploadId(c[1]));
+      }
+    }
+  }
+
+  @Test
+  void uploadPart_withAWrongContentMd5_isBadDigest_andRecordsNoPart() {
+    String key = "mpu/bad-part-md5";
+    String uploadId = create(key);
+    byte[] data = Content.bytes(110, 100_000);
+    assertS3Error(() -> s3.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(uploadId).partNumber(1)
+        .contentMD5(S3Support.md5Base64(new byte[] {1})), RequestBody.fromBytes(data)), 400, "BadDigest");
+    assertThat(s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(uploadId)).parts()).isEmpty();
+    s3.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(uploadId));
+  }
 }
