@@ -379,4 +379,53 @@ class S3ObjectsIT {
       assertThat(get("prefix/written-under-s3").asByteArray()).isEqualTo(other);
     }
   }
+
+  @Test
+  void manyConcurrentPutsAndGets_throughTheProxy_areByteExact() {
+    int n = 48;
+    List<java.util.concurrent.CompletableFuture<?>> puts = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int size = (i % 7) * 300_000 + i;
+      byte[] data = Content.bytes(1000 + i, size);
+      String key = "concurrent/" + i;
+      puts.add(async.putObject(b -> b.bucket(BUCKET).key(key), AsyncRequestBody.fromBytes(data))
+          .thenAccept(r -> assertThat(unquote(r.eTag())).as(key).isEqualTo(md5Hex(data))));
+    }
+    java.util.concurrent.CompletableFuture.allOf(puts.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
+    List<java.util.concurrent.CompletableFuture<?>> gets = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int size = (i % 7) * 300_000 + i;
+      byte[] data = Content.bytes(1000 + i, size);
+      String key = "concurrent/" + i;
+      gets.add(async.getObject(b -> b.bucket(BUCKET).key(key), AsyncResponseTransformer.toBytes())
+          .thenAccept(r -> assertThat(r.asByteArray()).as(key).isEqualTo(data)));
+    }
+    java.util.concurrent.CompletableFuture.allOf(gets.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
+  }
+
+  @Test
+  void readsDuringOverwrites_seeOneWholeVersion_withItsEtag() throws Exception {
+    String key = "overwrite/contended";
+    byte[] a = Content.bytes(1100, 1_000_000);
+    byte[] b2 = Content.bytes(1101, 700_000);
+    put(key, a);
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread writer = new Thread(() -> {
+      for (int i = 0; i < 30 && !stop.get(); i++) {
+        put(key, i % 2 == 0 ? b2 : a);
+      }
+    });
+    writer.start();
+    try {
+      for (int i = 0; i < 30; i++) {
+        ResponseBytes<GetObjectResponse> got = get(key);
+        byte[] body = got.asByteArray();
+        assertThat(body.length == a.length ? body : b2).as("a whole version").isEqualTo(body.length == a.length ? a : b2);
+        assertThat(unquote(got.response().eTag())).isEqualTo(md5Hex(body));
+      }
+    } finally {
+      stop.set(true);
+      writer.join(60_000);
+    }
+  }
 }
