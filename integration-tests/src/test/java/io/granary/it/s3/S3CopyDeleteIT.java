@@ -85,7 +85,7 @@ class S3CopyDeleteIT {
   @Test
   void copyWithinBucket_toAnotherTarget_andToTheSameTarget_isByteExact_withMd5Etag() throws Exception {
     byte[] data = Content.bytes(1, 3_000_000);
-    String src = "copy/src ünï+code";
+    String src = "copy/src ünï+code?q=1#frag%41";
     s3.putObject(b -> b.bucket(BUCKET).key(src), RequestBody.fromBytes(data));
     String srcOwner = owner(BUCKET, src);
     String remote = keyOwnedSo(BUCKET, "copy/dst remote", srcOwner, false);

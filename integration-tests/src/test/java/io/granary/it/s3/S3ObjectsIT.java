@@ -192,6 +192,20 @@ class S3ObjectsIT {
   }
 
   @Test
+  void aKeyAndKeysUnderItAsAPrefix_coexist() {
+    byte[] parent = Content.bytes(410, 100);
+    byte[] child = Content.bytes(411, 200);
+    put("nest", parent);
+    put("nest/child", child);
+    put("nest/", new byte[0]); // a "folder marker", as consoles create them
+    assertThat(get("nest").asByteArray()).isEqualTo(parent);
+    assertThat(get("nest/child").asByteArray()).isEqualTo(child);
+    assertThat(get("nest/").asByteArray()).isEmpty();
+    assertThat(s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("nest")).contents()).extracting(S3Object::key)
+        .containsExactly("nest", "nest/", "nest/child");
+  }
+
+  @Test
   void overwrite_replacesContentAndEtag() {
     String key = "overwrite/me";
     byte[] first = Content.bytes(400, 50_000);
