@@ -115,6 +115,7 @@ class S3ListingIT {
       } else {
         assertThat(page.nextContinuationToken()).isNull();
       }
+      assertThat(page.continuationToken()).as("the token asked for is echoed").isEqualTo(t);
       token = page.isTruncated() ? page.nextContinuationToken() : null;
       assertThat(++pages).isLessThan(100);
     } while (token != null);
@@ -163,6 +164,18 @@ class S3ListingIT {
     ListObjectsV2Response docs = s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("docs/").delimiter("/"));
     assertThat(docs.commonPrefixes()).extracting(CommonPrefix::prefix).containsExactly("docs/guide/");
     assertThat(keys(docs.contents())).containsExactly("docs/readme.md");
+  }
+
+  @Test
+  void listV2_otherDelimiters_singleAndMultiCharacter_rollUpAtTheirFirstOccurrence() {
+    ListObjectsV2Response dash = s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("top").delimiter("-"));
+    assertThat(dash.commonPrefixes()).extracting(CommonPrefix::prefix).containsExactly("top-");
+    assertThat(dash.contents()).isEmpty();
+    ListObjectsV2Response multi = s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("photos/").delimiter("/img-00"));
+    assertThat(multi.commonPrefixes()).extracting(CommonPrefix::prefix)
+        .containsExactly("photos/2023/img-00", "photos/2024/img-00");
+    assertThat(keys(multi.contents())).isEqualTo(KEYS.stream()
+        .filter(k -> k.startsWith("photos/") && !k.contains("/img-00")).toList());
   }
 
   @Test
