@@ -275,4 +275,39 @@ class S3AuthIT {
     }
     throw new IllegalStateException("no chunk header");
   }
+
+  @Test
+  void requestSignedTwentyMinutesAgo_is403RequestTimeTooSkewed() throws Exception {
+    java.time.Clock past = java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofMinutes(-20));
+    Http.Reply r = Http.send(Http.NO_FOLLOW, S3Support.signed(cluster, cluster.credentials().accessKey(),
+        cluster.credentials().secretKey(), "GET", "/" + BUCKET + "/" + KEY, Map.of(), new byte[0], past).GET());
+    assertThat(r.status()).isEqualTo(403);
+    assertThat(r.bodyText()).contains("<Code>RequestTimeTooSkewed</Code>");
+    // Signed now, the same request is served.
+    Http.Reply now = Http.send(Http.NO_FOLLOW, S3Support.signed(cluster, cluster.credentials().accessKey(),
+        cluster.credentials().secretKey(), "GET", "/" + BUCKET + "/" + KEY, Map.of(), new byte[0]).GET());
+    assertThat(now.status()).isEqualTo(200);
+    assertThat(now.body()).isEqualTo(DATA);
+  }
+
+  @Test
+  void amzHeaderAddedAfterSigning_is403_andStoresNothing() throws Exception {
+    byte[] body = Content.bytes(7, 1000);
+    HttpRequest.Builder b = S3Support.signed(cluster, cluster.credentials().accessKey(),
+        cluster.credentials().secretKey(), "PUT", "/" + BUCKET + "/auth/injected-meta", Map.of(), body);
+    Http.Reply r = Http.send(Http.NO_FOLLOW, b.header("x-amz-meta-injected", "yes")
+        .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+    assertThat(r.status()).isEqualTo(403);
+    assertThat(r.bodyText()).contains("<Code>AccessDenied</Code>");
+    assertAbsent("auth/injected-meta");
+    // A signed header changed after signing.
+    HttpRequest.Builder c = S3Support.signed(cluster, cluster.credentials().accessKey(),
+        cluster.credentials().secretKey(), "PUT", "/" + BUCKET + "/auth/changed-type",
+        Map.of("Content-Type", "text/plain"), body);
+    Http.Reply r2 = Http.send(Http.NO_FOLLOW, c.setHeader("Content-Type", "application/x-evil")
+        .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+    assertThat(r2.status()).isEqualTo(403);
+    assertThat(r2.bodyText()).contains("<Code>SignatureDoesNotMatch</Code>");
+    assertAbsent("auth/changed-type");
+  }
 }

@@ -187,6 +187,12 @@ final class S3Support {
    */
   static HttpRequest.Builder signed(TestCluster cluster, String accessKey, String secretKey, String method,
       String pathAndQuery, Map<String, String> headers, byte[] signedBody) {
+    return signed(cluster, accessKey, secretKey, method, pathAndQuery, headers, signedBody, java.time.Clock.systemUTC());
+  }
+
+  /** As above, signed at the time {@code clock} tells. */
+  static HttpRequest.Builder signed(TestCluster cluster, String accessKey, String secretKey, String method,
+      String pathAndQuery, Map<String, String> headers, byte[] signedBody, java.time.Clock clock) {
     URI uri = URI.create(cluster.endpoint() + pathAndQuery);
     SdkHttpRequest.Builder b = SdkHttpRequest.builder().method(SdkHttpMethod.fromValue(method)).uri(uri);
     headers.forEach(b::putHeader);
@@ -199,7 +205,8 @@ final class S3Support {
         .putProperty(AwsV4HttpSigner.REGION_NAME, REGION.id())
         .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, true)
         .putProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, false)
-        .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false));
+        .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false)
+        .putProperty(software.amazon.awssdk.http.auth.spi.signer.HttpSigner.SIGNING_CLOCK, clock));
     HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60));
     signedRequest.request().headers().forEach((name, values) -> {
       if (!List.of("host", "content-length", "connection", "expect").contains(name.toLowerCase(java.util.Locale.ROOT))) {
