@@ -395,4 +395,38 @@ class S3MultipartIT {
       throw new AssertionError(t.getMessage(), t);
     }
   }
+
+  @Test
+  void uploadInProgress_doesNotSurviveIntoARecreatedBucket() {
+    String bucket = "s3multipart-doomed";
+    String key = "pending";
+    s3.createBucket(b -> b.bucket(bucket));
+    String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)).uploadId();
+    String etag = s3.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(1),
+        RequestBody.fromBytes(Content.bytes(130, 1000))).eTag();
+    Throwable refused = catchThrowable(() -> s3.deleteBucket(b -> b.bucket(bucket)));
+    if (refused != null) {
+      // Refusing to delete a bucket with uploads in progress is fine too; then the upload is intact.
+      assertThat(refused).isInstanceOf(software.amazon.awssdk.services.s3.model.S3Exception.class);
+      assertThat(((software.amazon.awssdk.services.s3.model.S3Exception) refused).statusCode()).isEqualTo(409);
+      assertThat(s3.listParts(b -> b.bucket(bucket).key(key).uploadId(uploadId)).parts()).hasSize(1);
+      s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+      s3.deleteBucket(b -> b.bucket(bucket));
+      return;
+    }
+    s3.createBucket(b -> b.bucket(bucket));
+    try {
+      assertThat(s3.listMultipartUploads(b -> b.bucket(bucket)).uploads()).as("uploads of the deleted bucket").isEmpty();
+      Throwable t = catchThrowable(() -> s3.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
+          .multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag)))));
+      assertThat(t).as("completing an upload of the deleted bucket").isInstanceOf(
+          software.amazon.awssdk.services.s3.model.S3Exception.class);
+      assertThat(s3.listObjectsV2(b -> b.bucket(bucket)).contents()).as("objects of the new bucket").isEmpty();
+    } finally {
+      s3.listMultipartUploads(b -> b.bucket(bucket)).uploads().forEach(u ->
+          s3.abortMultipartUpload(b -> b.bucket(bucket).key(u.key()).uploadId(u.uploadId())));
+      s3.listObjectsV2(b -> b.bucket(bucket)).contents().forEach(o -> s3.deleteObject(b -> b.bucket(bucket).key(o.key())));
+      s3.deleteBucket(b -> b.bucket(bucket));
+    }
+  }
 }
