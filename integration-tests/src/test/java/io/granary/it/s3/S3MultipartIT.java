@@ -368,12 +368,7 @@ class S3MultipartIT {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled("BUG: GET (and HEAD) /BUCKET/KEY?partNumber=N is not implemented yet silently "
-      + "answered 200 with the WHOLE object (no x-amz-mp-parts-count): S3Router.UNSUPPORTED_OBJECT does not list "
-      + "partNumber and the target's ObjectGetHandler ignores the query, so a client reading part 2 of a 2-part "
-      + "object gets all 5,243,880 bytes as if they were the 1000-byte part; expected 206 with the part's bytes, "
-      + "or 501 NotImplemented")
-  void getObjectByPartNumber_returnsThatPart_orIsRefused_neverTheWholeObjectAsIfItWereThePart() {
+  void getObjectByPartNumber_returnsThatPart_withThePartsCount_andHeadSaysItsLength() {
     String key = "mpu/by-part-number";
     byte[] p1 = Content.bytes(120, 5 * MIB);
     byte[] p2 = Content.bytes(121, 1000);
@@ -381,19 +376,31 @@ class S3MultipartIT {
     CompletedPart c1 = upload(key, uploadId, 1, p1);
     CompletedPart c2 = upload(key, uploadId, 2, p2);
     complete(key, uploadId, List.of(c1, c2));
-    Throwable t = catchThrowable(() -> {
-      ResponseBytes<GetObjectResponse> part = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).partNumber(2));
-      // S3 answers 206 with the part's bytes and x-amz-mp-parts-count.
-      assertThat(part.asByteArray()).as("GET ?partNumber=2 of a %d-byte object returned %d bytes",
-          p1.length + p2.length, part.asByteArray().length).hasSize(p2.length);
-      assertThat(Arrays.equals(part.asByteArray(), p2)).as("the bytes of part 2").isTrue();
-      assertThat(part.response().partsCount()).isEqualTo(2);
-    });
-    if (t instanceof software.amazon.awssdk.services.s3.model.S3Exception e) {
-      assertThat(e.statusCode()).as("a refusal must say it is not implemented").isEqualTo(501);
-    } else if (t != null) {
-      throw new AssertionError(t.getMessage(), t);
-    }
+
+    ResponseBytes<GetObjectResponse> part = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).partNumber(2));
+    assertThat(part.asByteArray()).as("GET ?partNumber=2 of a %d-byte object", p1.length + p2.length)
+        .hasSize(p2.length);
+    assertThat(Arrays.equals(part.asByteArray(), p2)).as("the bytes of part 2").isTrue();
+    assertThat(part.response().partsCount()).isEqualTo(2);
+    assertThat(part.response().contentRange()).isEqualTo("bytes " + p1.length + "-" + (p1.length + p2.length - 1)
+        + "/" + (p1.length + p2.length));
+    var head = s3.headObject(b -> b.bucket(BUCKET).key(key).partNumber(1));
+    assertThat(head.contentLength()).isEqualTo(p1.length);
+    assertThat(head.partsCount()).isEqualTo(2);
+    assertS3Error(() -> s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).partNumber(3)), 416, "InvalidPartNumber");
+    assertS3Error(() -> s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).partNumber(2).range("bytes=0-1")), 400,
+        "InvalidRequest");
+  }
+
+  @Test
+  void getObjectByPartNumber_ofAnObjectFromOnePut_hasOnePart() {
+    String key = "mpu/one-put";
+    byte[] data = Content.bytes(122, 3000);
+    s3.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(data));
+    ResponseBytes<GetObjectResponse> part = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).partNumber(1));
+    assertThat(Arrays.equals(part.asByteArray(), data)).as("part 1 is the whole object").isTrue();
+    assertThat(part.response().partsCount()).isNull();
+    assertS3Error(() -> s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).partNumber(2)), 416, "InvalidPartNumber");
   }
 
   @Test

@@ -14,7 +14,8 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
- * {@code PUT /BUCKET}: CreateBucket, a local bucket with S3-style MD5 checksums (so ETags and checksums agree).
+ * {@code PUT /BUCKET}: CreateBucket, a local bucket with xxhash64 content checksums, the cheapest to compute; S3
+ * PUTs compute the MD5 ETag besides, so ETags are MD5s as clients expect.
  * An optional CreateBucketConfiguration is checked and its region ignored: a cluster has one. An existing bucket
  * is 409 BucketAlreadyOwnedByYou.
  */

@@ -77,7 +77,7 @@ public final class S3Router implements Router {
       throw new NotImplementedException("UploadPartCopy is not implemented; use CopyObject or upload the part");
     }
     BucketProps bucket = resolve(ctx.cluster(), path.bucket());
-    if (ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && q.isEmpty()) {
+    if (ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && plainRead(q)) {
       return redirect(bucket, path);
     }
     return forwarder.forward(ex, path, bucket, S3Bodies.of(ex, auth));
@@ -124,10 +124,27 @@ public final class S3Router implements Router {
   }
 
   /** Redirect mode: 307 to the owning target's S3 endpoint, signed so the target serves it without the client's key. */
+  /**
+   * Whether a GET or HEAD reads the object (and so may be redirected): its query holds nothing but presigned-URL
+   * parameters, {@code partNumber} and {@code response-*} overrides. Anything else (ListParts' uploadId...) is
+   * relayed.
+   */
+  private static boolean plainRead(Map<String, List<String>> q) {
+    for (String name : q.keySet()) {
+      if (!name.regionMatches(true, 0, "X-Amz-", 0, 6) && !name.equals("partNumber")
+          && !name.startsWith("response-")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A 307 to the owner, with the request's own query (minus its presigned signature) and a cluster signature. */
   private RequestHandler redirect(BucketProps bucket, S3Path path) {
     Node owner = forwarder.owner(bucket.bucket(), path.key());
     return exchange -> {
-      String uri = "/s3/" + bucket.bucket().name() + "/" + path.rawKey();
+      String query = S3ObjectForwarder.stripAuthParams(exchange.path().rawQuery());
+      String uri = "/s3/" + bucket.bucket().name() + "/" + path.rawKey() + (query.isEmpty() ? "" : "?" + query);
       String location = owner.url() + (ctx.signer() == null ? uri
           : ctx.signer().signUrl(exchange.method().name(), uri, 300));
       exchange.sendRedirect(location);
