@@ -44,6 +44,12 @@ for c in $CONCURRENCY; do
   is_uint "$c" && ((c >= 1)) || die "CONCURRENCY values must be positive integers, got '$c'"
 done
 [[ -n "${CONCURRENCY// /}" ]] || die "CONCURRENCY is empty"
+for s in $SERVERS; do
+  [[ " granary s3 redirect nginx " == *" $s "* ]] || die "unknown server '$s' in SERVERS (granary s3 redirect nginx)"
+done
+# every ratio is against these two
+[[ " $SERVERS " == *" granary "* && " $SERVERS " == *" nginx "* ]] \
+  || die "SERVERS must include granary and nginx, the references of every ratio (got '$SERVERS')"
 ((COUNT_150K + COUNT_1M + COUNT_10M > 0)) || die "all file counts are 0"
 
 # label, bytes, count

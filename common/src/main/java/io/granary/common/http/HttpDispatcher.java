@@ -142,10 +142,8 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         ex.sendError(t);
       }
     }
-    // Callbacks may have answered and ended the exchange synchronously; only a pending answer stops reading.
-    if (last && current == ex && !ex.responseStarted()) {
-      ctx.channel().config().setAutoRead(false);
-    }
+    // Reading goes on while the answer is pending: a half-close or reset is seen at once, and a pipelined request
+    // is held (which stops reading) until this exchange is over. Toggling reads per request costs two syscalls.
   }
 
   /** Called by the exchange on the event loop when its answer has been written (or failed to). */
@@ -178,9 +176,8 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     while (!held.isEmpty() && (current == null || !current.requestComplete())) {
       process(ctx, held.poll());
     }
-    if (current == null || !current.requestComplete()) {
-      ctx.channel().config().setAutoRead(true);
-      ctx.read();
+    if ((current == null || !current.requestComplete()) && !ctx.channel().config().isAutoRead()) {
+      ctx.channel().config().setAutoRead(true); // reads again (it stopped for a held request)
     }
   }
 

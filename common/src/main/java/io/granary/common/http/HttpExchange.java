@@ -237,9 +237,18 @@ public final class HttpExchange {
     return true;
   }
 
-  /** Writes one chunk of a streamed answer (ownership passes to Netty). Event loop only. */
+  /**
+   * Queues one chunk of a streamed answer (ownership passes to Netty) without sending it: call
+   * {@link #flushStream} once a burst of chunks is queued. Queued bytes count against the client's writability.
+   * Event loop only.
+   */
   public ChannelFuture streamContent(HttpContent content) {
-    return ctx.writeAndFlush(content);
+    return ctx.write(content);
+  }
+
+  /** Sends the chunks queued by {@link #streamContent}. Event loop only. */
+  public void flushStream() {
+    ctx.flush();
   }
 
   /** Ends a streamed answer with {@code last} (ownership passes to Netty). Event loop only. */

@@ -33,10 +33,22 @@ record CredentialScope(String accessKey, String date, String region, String serv
     if (!parts[3].equals(TERMINATOR)) {
       throw malformed.apply("the credential scope must end with aws4_request, not '" + parts[3] + "'");
     }
-    if (!parts[0].matches("[0-9]{8}")) {
+    if (!eightDigits(parts[0])) {
       throw malformed.apply("the credential date must be 8 digits (yyyyMMdd), not '" + parts[0] + "'");
     }
     return new CredentialScope(accessKey, parts[0], parts[1], parts[2]);
+  }
+
+  private static boolean eightDigits(String s) {
+    if (s.length() != 8) {
+      return false;
+    }
+    for (int i = 0; i < 8; i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The scope as it appears in strings to sign: {@code date/region/service/aws4_request}. */

@@ -79,11 +79,10 @@ record PresignedParams(CredentialScope credential, String amzDate, Instant time,
   }
 
   private static long parseExpires(String s) {
-    long v;
-    try {
-      v = s.matches("[0-9]{1,7}") ? Long.parseLong(s) : -1;
-    } catch (NumberFormatException e) {
-      v = -1;
+    long v = s.isEmpty() || s.length() > 7 ? -1 : 0;
+    for (int i = 0; i < s.length() && v >= 0; i++) {
+      char c = s.charAt(i);
+      v = c >= '0' && c <= '9' ? v * 10 + (c - '0') : -1;
     }
     if (v < 1 || v > MAX_EXPIRES_SECONDS) {
       throw S3AuthException.queryMalformed("X-Amz-Expires must be a number of seconds from 1 to "

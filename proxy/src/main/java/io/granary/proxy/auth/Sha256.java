@@ -22,8 +22,11 @@ final class Sha256 {
     }
   }
 
+  /** One digest per thread for {@link #hex}: getInstance walks the provider list on every call. */
+  private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(Sha256::newDigest);
+
   static String hex(String s) {
-    return HEX.formatHex(newDigest().digest(s.getBytes(StandardCharsets.UTF_8)));
+    return HEX.formatHex(DIGEST.get().digest(s.getBytes(StandardCharsets.UTF_8))); // digest() resets it
   }
 
   /** Whether {@code s} is 64 ASCII hex digits (either case). */

@@ -2,6 +2,7 @@ package io.granary.proxy.auth;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.InvalidKeyException;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -12,10 +13,19 @@ import javax.crypto.spec.SecretKeySpec;
 public final class SigningKey {
   private static final String HMAC_SHA256 = "HmacSHA256";
 
-  private final byte[] key;
+  /** One Mac per thread: Mac.getInstance walks the provider list, which costs more than the HMAC itself. */
+  private static final ThreadLocal<Mac> MAC = ThreadLocal.withInitial(() -> {
+    try {
+      return Mac.getInstance(HMAC_SHA256);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available", e);
+    }
+  });
+
+  private final SecretKeySpec key;
 
   private SigningKey(byte[] key) {
-    this.key = key;
+    this.key = new SecretKeySpec(key, HMAC_SHA256);
   }
 
   /** Derives the key of {@code secret} for one day ({@code yyyyMMdd}), region and service. */
@@ -32,14 +42,17 @@ public final class SigningKey {
   }
 
   private static byte[] hmac(byte[] key, String data) {
+    return hmac(new SecretKeySpec(key, HMAC_SHA256), data);
+  }
+
+  private static byte[] hmac(SecretKeySpec key, String data) {
+    Mac mac = MAC.get();
     try {
-      // A Mac is not thread-safe and getInstance is cheap next to a request; one per call keeps this class stateless.
-      Mac mac = Mac.getInstance(HMAC_SHA256);
-      mac.init(new SecretKeySpec(key, HMAC_SHA256));
-      return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 is not available", e);
+      mac.init(key);
+    } catch (InvalidKeyException e) {
+      throw new IllegalStateException("an HMAC key was refused", e); // any byte string is an HMAC key
     }
+    return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
   }
 
   @Override

@@ -66,7 +66,9 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   @Override
   public void onRequest(HttpExchange exchange) {
     this.ex = exchange;
-    ex.readRequestBody(false); // nothing to send it to yet
+    if (ex.hasBody()) {
+      ex.readRequestBody(false); // nothing to send it to yet
+    }
     pool.acquire(ex.eventLoop(), target, this).addListener(f -> {
       if (!f.isSuccess()) {
         fail(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
@@ -84,7 +86,9 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
         upstream.write(early.poll());
       }
       upstream.flush();
-      ex.readRequestBody(upstream.isWritable());
+      if (ex.hasBody()) {
+        ex.readRequestBody(upstream.isWritable());
+      }
     });
   }
 
@@ -159,9 +163,16 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
       upstream = null;
       return;
     }
-    ex.streamContent(content);
+    ex.streamContent(content); // flushed in onReadComplete: one write for all a read burst brought
     if (!ex.clientWritable()) {
       upstream.config().setAutoRead(false); // resumed in onClientWritabilityChanged
+    }
+  }
+
+  @Override
+  public void onReadComplete() {
+    if (answerStarted && !finished) {
+      ex.flushStream();
     }
   }
 

@@ -15,6 +15,13 @@ public interface UpstreamListener {
   /** A body chunk; the last one is a {@code LastHttpContent}. */
   void onContent(HttpContent content);
 
+  /**
+   * The connection's current burst of reads is over (Netty's {@code channelReadComplete}): a listener that
+   * wrote what it read without flushing flushes now, one syscall for the whole burst.
+   */
+  default void onReadComplete() {
+  }
+
   /** The upstream connection can take more bytes, or cannot. */
   void onWritabilityChanged(boolean writable);
 

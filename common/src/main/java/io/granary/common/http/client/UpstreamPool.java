@@ -5,6 +5,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.pool.AbstractChannelPoolHandler;
@@ -30,6 +31,8 @@ public final class UpstreamPool implements AutoCloseable {
   private static final AttributeKey<UpstreamListener> LISTENER = AttributeKey.valueOf("granary.upstream.listener");
   /** Body chunks read from upstream are at most this large. */
   public static final int MAX_CHUNK = 256 * 1024;
+  /** The largest buffer one read of an upstream connection fills. */
+  static final int MAX_READ = 256 * 1024;
 
   private final Transport transport;
   private final int maxConnections;
@@ -80,6 +83,8 @@ public final class UpstreamPool implements AutoCloseable {
     Bootstrap b = new Bootstrap().group(key.loop()).channel(transport.clientChannel())
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+        // Reads of up to 256 KiB: a relayed object body arrives in a few large reads, not many 64 KiB ones.
+        .option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 16 * 1024, MAX_READ))
         .remoteAddress(key.address());
     return new FixedChannelPool(b, new AbstractChannelPoolHandler() {
       @Override
@@ -108,6 +113,14 @@ public final class UpstreamPool implements AutoCloseable {
         l.onContent(content);
       } else {
         ReferenceCountUtil.release(msg);
+      }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      UpstreamListener l = ctx.channel().attr(LISTENER).get();
+      if (l != null) {
+        l.onReadComplete();
       }
     }
 
