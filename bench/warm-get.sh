@@ -12,7 +12,7 @@ COUNT_1M="${COUNT_1M:-32}"              # number of 1 MiB files
 COUNT_10M="${COUNT_10M:-8}"             # number of 10 MiB files
 CONCURRENCY="${CONCURRENCY:-1 8 32 128}" # wrk connections, one timed run per value, size and server
 DURATION="${DURATION:-10}"              # seconds per timed run
-WARMUP="${WARMUP:-3}"                   # seconds of wrk warm-up per size and server (0 disables)
+WARMUP="${WARMUP:-8}"                   # seconds of wrk warm-up per size and server (0 disables); JIT needs it
 WARMUP_CONNECTIONS="${WARMUP_CONNECTIONS:-8}"
 MAX_THREADS="${MAX_THREADS:-2}"         # wrk threads = min(MAX_THREADS, connections)
 WRK_TIMEOUT="${WRK_TIMEOUT:-30s}"       # wrk per-request timeout (its default 2s is short for 10 MiB at c=128)
@@ -281,6 +281,12 @@ print(sum(1 for t in m.get("targets", {}).values() if t.get("state") == "active"
   || die "cannot read $PROXY_URL/v1/cluster/map"
 ((active == TARGETS)) || die "cluster map lists $active active targets, expected $TARGETS"
 log "Granary cluster up: $active active target(s)"
+# The node JVMs, for CPU accounting: every path they are given lies under this run's work dir.
+PROXY_PIDS="$(pgrep -f "GranaryCommand proxy .*$WORK/granary" | tr '\n' ' ')"
+TARGET_PIDS="$(pgrep -f "GranaryCommand target .*$WORK/granary" | tr '\n' ' ')"
+NGINX_PIDS="$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"
+[[ -n "${PROXY_PIDS// /}" && -n "${TARGET_PIDS// /}" ]] \
+  || log "WARNING: node processes not found (proxy '$PROXY_PIDS', targets '$TARGET_PIDS'): no CPU figures"
 S3_ACCESS_KEY="$(grep -o 'AWS_ACCESS_KEY_ID=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
 S3_SECRET_KEY="$(grep -o 'AWS_SECRET_ACCESS_KEY=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
 [[ -n "$S3_ACCESS_KEY" && -n "$S3_SECRET_KEY" ]] || die "granary local printed no S3 keys"
@@ -345,9 +351,10 @@ for n in names:
 PY
   )
   log "presigned ${#PRESIGNED[@]} S3 GET URLs (SigV4, 2 h)"
-  code="$(curl -s -o "$WORK/s3check.out" -w '%{http_code}' "$PROXY_URL${PRESIGNED[${NAMES[1MiB]%% *}]}")"
-  [[ "$code" == 200 ]] || { cat "$WORK/s3check.out" >&2; die "S3 presigned GET answered $code"; }
-  cmp -s "$WORK/s3check.out" "$FILES/${NAMES[1MiB]%% *}" || die "S3 GET through the proxy returned different bytes"
+  for name in ${NAMES[*]}; do break; done # the first object of any size
+  code="$(curl -s -o "$WORK/s3check.out" -w '%{http_code}' "$PROXY_URL${PRESIGNED[$name]}")"
+  [[ "$code" == 200 ]] || { cat "$WORK/s3check.out" >&2; die "S3 presigned GET of $name answered $code"; }
+  cmp -s "$WORK/s3check.out" "$FILES/$name" || die "S3 GET of $name through the proxy returned different bytes"
 fi
 
 # ------------------------------------------------------------------------------------------------ correctness
@@ -445,13 +452,50 @@ with open(out, "w") as f:
 EOF
 }
 
+CLK_TCK="$(getconf CLK_TCK)"
+# cpu_ticks PID...: user + system clock ticks the processes have used (0 for a process that is gone)
+cpu_ticks() {
+  local total=0 p stat
+  for p in "$@"; do
+    stat="$(cat "/proc/$p/stat" 2>/dev/null)" || continue
+    stat="${stat##*) }" # fields after "(comm) "; utime and stime are fields 14 and 15, here 12 and 13
+    read -r -a f <<<"$stat"
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
+# children_ticks: user + system ticks of this shell's reaped children (bash `times`, second line). `times` runs in
+# this shell (a command substitution would report the subshell's children), writing to a file.
+children_ticks() {
+  local t
+  times >"$WORK/times.out"
+  t="$(sed -n 2p "$WORK/times.out")"
+  python3 -c 'import re, sys
+tck = int(sys.argv[2])
+print(round(sum(int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", sys.argv[1])) * tck))' "$t" "$CLK_TCK"
+}
+
 # run_wrk LUA BASEURL CONNECTIONS THREADS SECONDS OUTFILE
+# Also sets RUN_CPU: JSON of the CPU seconds the run cost each party (wrk, proxy, targets, nginx).
 run_wrk() {
   local lua="$1" url="$2" conns="$3" threads="$4" secs="$5" out="$6" rc=0
+  local w0 w1 p0 t0 n0
+  children_ticks >"$WORK/ticks.out"
+  w0="$(<"$WORK/ticks.out")"
+  # shellcheck disable=SC2086 # lists of pids
+  p0="$(cpu_ticks $PROXY_PIDS)"; t0="$(cpu_ticks $TARGET_PIDS)"; n0="$(cpu_ticks $NGINX_PIDS)"
   "$WRK_BIN" -t "$threads" -c "$conns" -d "${secs}s" --timeout "$WRK_TIMEOUT" -s "$lua" "$url" >"$out" 2>&1 &
   WRK_PID=$!
   wait "$WRK_PID" || rc=$?
   WRK_PID=""
+  children_ticks >"$WORK/ticks.out"
+  w1="$(<"$WORK/ticks.out")"
+  # shellcheck disable=SC2086
+  RUN_CPU="$(printf '{"wrk":%s,"proxy":%s,"targets":%s,"nginx":%s}' \
+    "$(python3 -c "print(round(($w1 - $w0) / $CLK_TCK, 3))")" \
+    "$(python3 -c "print(round(($(cpu_ticks $PROXY_PIDS) - $p0) / $CLK_TCK, 3))")" \
+    "$(python3 -c "print(round(($(cpu_ticks $TARGET_PIDS) - $t0) / $CLK_TCK, 3))")" \
+    "$(python3 -c "print(round(($(cpu_ticks $NGINX_PIDS) - $n0) / $CLK_TCK, 3))")")"
   ((rc == 0)) || { cat "$out" >&2; die "wrk exited with status $rc ($url)"; }
   grep -q '^WRKJSON ' "$out" || { cat "$out" >&2; die "wrk printed no WRKJSON line ($url)"; }
 }
@@ -517,15 +561,17 @@ for s in "${SIZES[@]}"; do
       log "$label c=$c $server: ${DURATION}s, $threads thread(s), $conns connection(s)"
       run_wrk "$WORK/wrk/$server-$label.lua" "$url" "$conns" "$threads" "$DURATION" "$out"
       line="$(grep '^WRKJSON ' "$out" | sed -n 1p)"
-      printf '{"size":"%s","bytes":%d,"concurrency":%d,"server":"%s","connections":%d,"threads":%d,"wrk":%s}\n' \
-        "$label" "$bytes" "$c" "$server" "$conns" "$threads" "${line#WRKJSON }" >>"$RUNS"
-      python3 - "$line" >&2 <<'EOF'
+      printf '{"size":"%s","bytes":%d,"concurrency":%d,"server":"%s","connections":%d,"threads":%d,"cpu_s":%s,"wrk":%s}\n' \
+        "$label" "$bytes" "$c" "$server" "$conns" "$threads" "$RUN_CPU" "${line#WRKJSON }" >>"$RUNS"
+      python3 - "$line" "$RUN_CPU" >&2 <<'EOF'
 import json, sys
 w = json.loads(sys.argv[1][len("WRKJSON "):])
+cpu = json.loads(sys.argv[2])
 s = w["duration_us"] / 1e6
 err = sum(w["errors"].values())
-print("    %.0f req/s, %.1f MiB/s, p50 %.0f us, p99 %.0f us, errors %d"
-      % (w["requests"] / s, w["bytes"] / s / 2**20, w["latency_us"]["p50"], w["latency_us"]["p99"], err))
+per = "; ".join("%s %.0f" % (k, v / w["requests"] * 1e6) for k, v in cpu.items() if v > 0.05) if w["requests"] else ""
+print("    %.0f req/s, %.1f MiB/s, p50 %.0f us, p99 %.0f us, errors %d; CPU us/request: %s"
+      % (w["requests"] / s, w["bytes"] / s / 2**20, w["latency_us"]["p50"], w["latency_us"]["p99"], err, per))
 EOF
     done
   done
@@ -556,9 +602,12 @@ import glob, json, os, platform, re
 E = os.environ
 runs = [json.loads(l) for l in open(E["BENCH_RUNS"]) if l.strip()]
 
-def metrics(w):
+def metrics(w, cpu):
     s = w["duration_us"] / 1e6
+    n = w["requests"]
     return {
+        # CPU time each party spent per request (user + system), from /proc: what a request costs the machine
+        "cpu_us_per_request": {k: round(v / n * 1e6, 1) for k, v in cpu.items() if v > 0} if n else {},
         "req_per_sec": round(w["requests"] / s, 1),
         "bytes_per_sec": round(w["bytes"] / s),
         "p50_us": w["latency_us"]["p50"],
@@ -600,7 +649,7 @@ for size in sizes:
     per_c = {}
     for r in (r for r in runs if r["size"] == size):
         e = per_c.setdefault(r["concurrency"], {"size": size, "object_bytes": r["bytes"], "concurrency": r["concurrency"]})
-        e[r["server"]] = metrics(r["wrk"]) | {"connections": r["connections"], "threads": r["threads"]}
+        e[r["server"]] = metrics(r["wrk"], r.get("cpu_s", {})) | {"connections": r["connections"], "threads": r["threads"]}
     ratios = {}
     s3_ratios = {}
     for c, e in sorted(per_c.items()):

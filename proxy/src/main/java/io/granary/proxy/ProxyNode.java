@@ -84,7 +84,8 @@ public final class ProxyNode implements AutoCloseable {
     }
     Transport transport = Transport.best();
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
-    UpstreamPool upstream = new UpstreamPool(transport, 1024, 4096);
+    // Spliceable: the S3 relay moves large bodies from target to client in the kernel (see BodySplice).
+    UpstreamPool upstream = new UpstreamPool(transport, 1024, 4096, true);
     ProxyContext ctx = new ProxyContext(holder, authority, pusher, cfg.primaryUrl(), client, control, signer, upstream,
         new ListingMerger(client), new RequestAuthenticator(cfg.credentials(), cfg.anonymous(), Clock.systemUTC()),
         cfg.nativeAuth(), cfg.s3Redirect());
@@ -92,7 +93,7 @@ public final class ProxyNode implements AutoCloseable {
     HttpServer server;
     try {
       server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
-          (int) cfg.idleTimeout().toSeconds());
+          (int) cfg.idleTimeout().toSeconds(), true);
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       control.close();

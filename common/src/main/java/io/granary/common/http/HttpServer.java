@@ -48,6 +48,15 @@ public final class HttpServer implements AutoCloseable {
 
   public static HttpServer start(String host, int port, Router router, String nodeId, Transport transport,
       EventLoopGroup workers, int idleSeconds) throws InterruptedException {
+    return start(host, port, router, nodeId, transport, workers, idleSeconds, false);
+  }
+
+  /**
+   * @param spliceable whether client connections must be able to take bytes spliced from another connection
+   *     (a proxy's relay), see {@link Transport#spliceable(ServerBootstrap)}
+   */
+  public static HttpServer start(String host, int port, Router router, String nodeId, Transport transport,
+      EventLoopGroup workers, int idleSeconds, boolean spliceable) throws InterruptedException {
     EventLoopGroup boss = transport.newGroup(1, "http-accept");
     ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
@@ -68,6 +77,9 @@ public final class HttpServer implements AutoCloseable {
                 .addLast("dispatch", new HttpDispatcher(router, nodeId));
           }
         });
+    if (spliceable) {
+      transport.spliceable(b);
+    }
     try {
       Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
       return new HttpServer(boss, workers, ch, transport);

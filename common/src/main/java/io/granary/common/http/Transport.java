@@ -1,9 +1,13 @@
 package io.granary.common.http;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -36,5 +40,23 @@ public enum Transport {
 
   public Class<? extends SocketChannel> clientChannel() {
     return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+  }
+
+  /**
+   * Makes the connections a bootstrap creates able to splice(2) bytes to each other in the kernel, where this
+   * transport can: Netty splices only between level-triggered epoll channels. Edge-triggered stays the default
+   * elsewhere (one fewer epoll wakeup per read burst).
+   */
+  public void spliceable(ServerBootstrap b) {
+    if (this == EPOLL) {
+      b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
+    }
+  }
+
+  /** {@link #spliceable(ServerBootstrap)} for client connections. */
+  public void spliceable(Bootstrap b) {
+    if (this == EPOLL) {
+      b.option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
+    }
   }
 }

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
@@ -32,9 +33,14 @@ import org.slf4j.LoggerFactory;
  * <p>The upstream body is always chunked and its last chunk is sent only after {@link RequestBody#finish} has
  * verified the payload, so a body that fails verification (or a client that vanishes) never completes at the
  * target and nothing is stored.
+ *
+ * <p>A large answer body of known length goes from target to client by {@link BodySplice splice(2)} once the
+ * bytes that arrived with the head are relayed: no copy through user space, which is most of a relay's cost.
  */
 public final class ObjectRelay implements RequestHandler, UpstreamListener {
   private static final Logger log = LoggerFactory.getLogger(ObjectRelay.class);
+  /** Answer bodies at least this large are spliced; below it, setting up a splice costs more than copying. */
+  static final long SPLICE_MIN_BYTES = 256 * 1024;
 
   private final UpstreamPool pool;
   private final InetSocketAddress target;
@@ -49,6 +55,8 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   private boolean answerStarted;           // the target's answer head was relayed
   private boolean upstreamKeepAlive;       // the target's answer lets its connection be reused
   private boolean finished;                // the exchange is over, one way or another
+  private long spliceLeft = -1;            // body bytes the decoder has not relayed yet, when they will be spliced
+  private boolean splicing;                // the rest of the body is being spliced
 
   /**
    * @param upstreamHead the request to send to the target (with {@code Transfer-Encoding: chunked} when a body
@@ -146,6 +154,13 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
     answerStarted = ex.startStream(out);
     if (!answerStarted) {
       abandon();
+      return;
+    }
+    long length = HttpUtil.getContentLength(head, -1L);
+    int status = head.status().code();
+    if (length >= SPLICE_MIN_BYTES && (status == 200 || status == 206) && !ex.method().equals(HttpMethod.HEAD)
+        && BodySplice.possible(upstream, ex.channel())) {
+      spliceLeft = length;
     }
   }
 
@@ -163,6 +178,9 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
       upstream = null;
       return;
     }
+    if (spliceLeft > 0) {
+      spliceLeft -= content.content().readableBytes();
+    }
     ex.streamContent(content); // flushed in onReadComplete: one write for all a read burst brought
     if (!ex.clientWritable()) {
       upstream.config().setAutoRead(false); // resumed in onClientWritabilityChanged
@@ -173,11 +191,40 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   public void onReadComplete() {
     if (answerStarted && !finished) {
       ex.flushStream();
+      if (spliceLeft > 0 && !splicing) {
+        startSplice();
+      }
     }
+  }
+
+  /** The rest of the answer body goes by splice(2); the decoder sees none of it. */
+  private void startSplice() {
+    splicing = true;
+    Channel from = upstream;
+    upstream.config().setAutoRead(true); // the splice reads, and pauses itself while the client is full
+    BodySplice.splice(from, ex.channel(), spliceLeft, cause -> {
+      splicing = false;
+      if (finished || upstream != from) {
+        return; // abandoned meanwhile: the client or the target went away
+      }
+      if (cause != null) {
+        onFailure(cause);
+        pool.release(from, false);
+        return;
+      }
+      spliceLeft = 0;
+      finished = true;
+      ex.endStream(LastHttpContent.EMPTY_LAST_CONTENT);
+      upstream = null;
+      pool.releaseAfterBypass(from, requestSent && upstreamKeepAlive);
+    });
   }
 
   @Override
   public void onClientWritabilityChanged(HttpExchange exchange, boolean writable) {
+    if (splicing) {
+      return; // the splice manages reading the target itself
+    }
     if (writable && upstream != null && !upstream.config().isAutoRead()) {
       upstream.config().setAutoRead(true);
       upstream.read();

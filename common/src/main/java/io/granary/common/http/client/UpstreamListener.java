@@ -25,6 +25,9 @@ public interface UpstreamListener {
   /** The upstream connection can take more bytes, or cannot. */
   void onWritabilityChanged(boolean writable);
 
-  /** The upstream connection failed or closed before the exchange completed. */
+  /**
+   * The upstream connection failed or closed before the exchange completed. The pool takes the connection back
+   * itself: the listener must not release it.
+   */
   void onFailure(Throwable cause);
 }

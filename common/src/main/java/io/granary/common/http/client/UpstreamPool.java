@@ -37,6 +37,7 @@ public final class UpstreamPool implements AutoCloseable {
   private final Transport transport;
   private final int maxConnections;
   private final int maxPending;
+  private final boolean spliceable;
   private final Map<Key, FixedChannelPool> pools = new ConcurrentHashMap<>();
 
   private record Key(EventLoop loop, InetSocketAddress address) {
@@ -47,9 +48,18 @@ public final class UpstreamPool implements AutoCloseable {
    * @param maxPending most acquisitions waiting for a connection per event loop and address
    */
   public UpstreamPool(Transport transport, int maxConnections, int maxPending) {
+    this(transport, maxConnections, maxPending, false);
+  }
+
+  /**
+   * @param spliceable whether connections must be able to splice(2) their bytes to other connections (a proxy's
+   *     relay), see {@link Transport#spliceable(Bootstrap)}
+   */
+  public UpstreamPool(Transport transport, int maxConnections, int maxPending, boolean spliceable) {
     this.transport = transport;
     this.maxConnections = maxConnections;
     this.maxPending = maxPending;
+    this.spliceable = spliceable;
   }
 
   /** A connection to {@code address} on {@code loop}; its events go to {@code listener} until released. */
@@ -60,6 +70,18 @@ public final class UpstreamPool implements AutoCloseable {
         ((Channel) f.getNow()).attr(LISTENER).set(listener);
       }
     });
+  }
+
+  /**
+   * Returns a connection whose response body went around its HTTP decoder (spliced to another connection): the
+   * decoder, still waiting for that body, is replaced by a fresh one before the connection is reused.
+   */
+  public void releaseAfterBypass(Channel ch, boolean reusable) {
+    ch.attr(LISTENER).set(null); // bytes the old decoder still holds would be a desync: Dispatch closes on them
+    if (reusable && ch.isActive()) {
+      ch.pipeline().replace("http", "http", newCodec());
+    }
+    release(ch, reusable);
   }
 
   /** Returns a connection after a complete exchange; {@code reusable} false closes it instead. */
@@ -86,18 +108,29 @@ public final class UpstreamPool implements AutoCloseable {
         // Reads of up to 256 KiB: a relayed object body arrives in a few large reads, not many 64 KiB ones.
         .option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(512, 16 * 1024, MAX_READ))
         .remoteAddress(key.address());
+    if (spliceable) {
+      transport.spliceable(b);
+    }
     return new FixedChannelPool(b, new AbstractChannelPoolHandler() {
       @Override
       public void channelCreated(Channel ch) {
-        ch.pipeline().addLast("http", new HttpClientCodec(4096, 32 * 1024, MAX_CHUNK))
+        ch.pipeline().addLast("http", newCodec())
             .addLast("upstream", new Dispatch());
       }
     }, ChannelHealthChecker.ACTIVE, FixedChannelPool.AcquireTimeoutAction.FAIL, 10_000, maxConnections, maxPending,
         true, true);
   }
 
-  /** Routes a connection's events to its current listener; drops them when it has none (idle in the pool). */
-  private static final class Dispatch extends ChannelInboundHandlerAdapter {
+  private static HttpClientCodec newCodec() {
+    return new HttpClientCodec(4096, 32 * 1024, MAX_CHUNK);
+  }
+
+  /**
+   * Routes a connection's events to its current listener; drops them when it has none (idle in the pool). A
+   * connection that fails or closes under a listener is returned to its pool here, after telling the listener: the
+   * pool's count of connections in use must not keep a dead one.
+   */
+  private final class Dispatch extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       UpstreamListener l = ctx.channel().attr(LISTENER).get();
@@ -137,6 +170,7 @@ public final class UpstreamPool implements AutoCloseable {
       UpstreamListener l = ctx.channel().attr(LISTENER).getAndSet(null);
       if (l != null) {
         l.onFailure(new ClosedChannelException());
+        release(ctx.channel(), false);
       }
     }
 
@@ -145,8 +179,10 @@ public final class UpstreamPool implements AutoCloseable {
       UpstreamListener l = ctx.channel().attr(LISTENER).getAndSet(null);
       if (l != null) {
         l.onFailure(cause);
+        release(ctx.channel(), false);
+      } else {
+        ctx.close();
       }
-      ctx.close();
     }
   }
 
