@@ -9,6 +9,7 @@ import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.RawHttp;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -43,9 +44,7 @@ class BadInputIT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   /** Nothing changed: the one object is intact, nothing else exists, no work files linger. */

@@ -11,6 +11,7 @@ import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -50,9 +51,7 @@ class CrashRecoveryIT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   private static List<Path> workFiles(String target) throws java.io.IOException {

@@ -36,13 +36,7 @@ class LargeObjectIT {
   @AfterAll
   static void stop() throws Exception {
     if (cluster != null) {
-      cluster.close();
-      // 2 GiB on disk is worth giving back at once.
-      try (var walk = java.nio.file.Files.walk(cluster.dir())) {
-        for (var p : (Iterable<java.nio.file.Path>) walk.sorted((a, b) -> b.getNameCount() - a.getNameCount())::iterator) {
-          java.nio.file.Files.deleteIfExists(p);
-        }
-      }
+      cluster.closeAndDeleteData();
     }
   }
 

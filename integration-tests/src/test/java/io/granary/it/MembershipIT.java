@@ -15,6 +15,7 @@ import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -60,9 +61,7 @@ class MembershipIT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   private static Http.Reply post(String url, String json) throws Exception {

@@ -8,6 +8,7 @@ import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.SigV4;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.util.List;
@@ -34,9 +35,7 @@ class NativeAuthIT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   private static Http.Reply signed(String method, String path, byte[] body, String secret) throws Exception {

@@ -14,6 +14,7 @@ import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.RawHttp;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -67,9 +68,7 @@ class ObjectRoundTripIT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   private static byte[] content(String name) {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -49,15 +50,7 @@ class S3AuthIT {
 
   @AfterAll
   static void stop() {
-    if (presigner != null) {
-      presigner.close();
-    }
-    if (s3 != null) {
-      s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(presigner, s3, cluster);
   }
 
   private static void assertAbsent(String key) {

@@ -8,6 +8,7 @@ import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.RawHttp;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,12 +54,7 @@ class S3BadInputIT {
 
   @AfterAll
   static void stop() {
-    if (s3 != null) {
-      s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(s3, cluster);
   }
 
   private static List<String> bucketNames() {

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,12 +51,7 @@ class S3CopyDeleteIT {
 
   @AfterAll
   static void stop() {
-    if (s3 != null) {
-      s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(s3, cluster);
   }
 
   private static String owner(String bucket, String key) throws Exception {

@@ -43,13 +43,7 @@ class S3LargeObjectIT {
       s3.close();
     }
     if (cluster != null) {
-      cluster.close();
-      // 2 GiB on disk is worth giving back at once.
-      try (var walk = java.nio.file.Files.walk(cluster.dir())) {
-        for (var p : (Iterable<java.nio.file.Path>) walk.sorted((a, b) -> b.getNameCount() - a.getNameCount())::iterator) {
-          java.nio.file.Files.deleteIfExists(p);
-        }
-      }
+      cluster.closeAndDeleteData();
     }
   }
 

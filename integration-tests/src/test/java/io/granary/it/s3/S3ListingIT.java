@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.granary.it.support.Http;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -82,15 +83,7 @@ class S3ListingIT {
 
   @AfterAll
   static void stop() {
-    if (s3 != null) {
-      s3.close();
-    }
-    if (async != null) {
-      async.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(s3, async, cluster);
   }
 
   private static List<String> keys(List<S3Object> contents) {

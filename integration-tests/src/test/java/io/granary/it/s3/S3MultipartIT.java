@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.granary.it.support.Content;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -55,12 +56,7 @@ class S3MultipartIT {
 
   @AfterAll
   static void stop() {
-    if (s3 != null) {
-      s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(s3, cluster);
   }
 
   private static String create(String key) {

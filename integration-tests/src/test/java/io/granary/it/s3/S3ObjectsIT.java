@@ -11,6 +11,7 @@ import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Instant;
@@ -57,15 +58,7 @@ class S3ObjectsIT {
 
   @AfterAll
   static void stop() {
-    if (s3 != null) {
-      s3.close();
-    }
-    if (async != null) {
-      async.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(s3, async, cluster);
   }
 
   private static PutObjectResponse put(String key, byte[] data) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -45,15 +46,7 @@ class S3RedirectIT {
 
   @AfterAll
   static void stop() {
-    if (presigner != null) {
-      presigner.close();
-    }
-    if (s3 != null) {
-      s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(presigner, s3, cluster);
   }
 
   private static String rawPath(String key) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.granary.it.support.Content;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -65,15 +66,7 @@ class S3RelayIT {
 
   @AfterAll
   static void stop() {
-    if (presigner != null) {
-      presigner.close();
-    }
-    if (s3 != null) {
-      s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(presigner, s3, cluster);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.granary.it.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -56,9 +57,7 @@ class Boto3IT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   /** Each check ran and printed PASS. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,9 +58,7 @@ class RcloneIT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   private static Tools.Run rclone(String... args) throws Exception {

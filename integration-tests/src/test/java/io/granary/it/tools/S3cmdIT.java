@@ -3,6 +3,7 @@ package io.granary.it.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.granary.it.support.TestCluster;
+import io.granary.it.support.Resources;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,9 +42,7 @@ class S3cmdIT {
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    Resources.closeAll(cluster);
   }
 
   private static Path writeConfig(Path file, String secret) throws Exception {
