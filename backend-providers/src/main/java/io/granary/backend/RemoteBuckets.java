@@ -1,0 +1,69 @@
+package io.granary.backend;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.RemoteBackend;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The open {@link Backend} of each remote bucket, created on first use and kept while the bucket's backend
+ * settings stay the same (a re-registered bucket with new settings gets a new client).
+ */
+public final class RemoteBuckets implements AutoCloseable {
+  private record Key(String bucketKey, String bucketId, RemoteBackend settings) {
+  }
+
+  private final Map<Key, Backend> open = new ConcurrentHashMap<>();
+  private final Duration readTimeout;
+  private final int maxConnections;
+
+  public RemoteBuckets(Duration readTimeout, int maxConnections) {
+    this.readTimeout = readTimeout;
+    this.maxConnections = maxConnections;
+  }
+
+  /** The backend of a remote bucket. */
+  public Backend backend(BucketProps bucket) throws BackendException {
+    if (!bucket.isRemote()) {
+      throw new IllegalArgumentException(bucket.bucket() + " is not a remote bucket");
+    }
+    Key key = new Key(bucket.bucket().key(), bucket.id(), bucket.backend());
+    Backend b = open.get(key);
+    if (b != null) {
+      return b;
+    }
+    synchronized (this) {
+      b = open.get(key);
+      if (b == null) {
+        b = Backends.open(configOf(bucket));
+        // Settings changed or bucket re-created: the old client goes.
+        open.entrySet().removeIf(e -> {
+          if (e.getKey().bucketKey().equals(key.bucketKey())) {
+            e.getValue().close();
+            return true;
+          }
+          return false;
+        });
+        open.put(key, b);
+      }
+      return b;
+    }
+  }
+
+  /** The backend configuration of a remote bucket. */
+  public BackendConfig configOf(BucketProps bucket) {
+    RemoteBackend r = bucket.backend();
+    return new BackendConfig(bucket.bucket().provider(), r.endpoint() == null ? null : URI.create(r.endpoint()),
+        r.region(), r.pathStyle(), r.credentialsFile() == null ? null : Path.of(r.credentialsFile()), r.profile(),
+        r.anonymous(), null, readTimeout, 0, maxConnections);
+  }
+
+  @Override
+  public synchronized void close() {
+    open.values().forEach(Backend::close);
+    open.clear();
+  }
+}

@@ -1,0 +1,205 @@
+package io.granary.backend.s3;
+
+import io.granary.backend.Backend;
+import io.granary.backend.BackendConfig;
+import io.granary.backend.BackendException;
+import io.granary.backend.BackendException.Kind;
+import io.granary.backend.PutAttributes;
+import io.granary.backend.RemoteObject;
+import io.granary.backend.RemotePage;
+import io.granary.backend.RemoteRead;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * {@link Backend} for S3 and S3-compatible stores on the sync {@link S3Client} (Apache HTTP client, pooled).
+ * Thread-safe; every call blocks. The SDK retries transient failures before a response body starts; once a
+ * {@link RemoteRead} is streaming, a failure is final and surfaces from {@code read}.
+ *
+ * <p>Fills {@link RemoteObject}: key, size, etag, version (VersionId when versioned), lastModified, md5 (only for
+ * single-part ETags), contentType and userMeta (head/read/put), never crc32c. Listing entries carry key, size,
+ * etag, md5 and lastModified.
+ */
+public final class S3Backend implements Backend {
+  /** Files above this go up as multipart uploads. */
+  static final long MULTIPART_THRESHOLD = 64L << 20;
+  /** Multipart part size; 10,000 parts allow objects up to about 156 GiB. */
+  static final long PART_SIZE = 16L << 20;
+
+  private final S3Client s3;
+  private final long multipartThreshold;
+  private final long partSize;
+
+  S3Backend(S3Client s3, long multipartThreshold, long partSize) {
+    this.s3 = s3;
+    this.multipartThreshold = multipartThreshold;
+    this.partSize = partSize;
+  }
+
+  /** Opens a backend for {@code config} (provider AWS). */
+  public static S3Backend open(BackendConfig config) throws BackendException {
+    return new S3Backend(S3ClientFactory.create(config), MULTIPART_THRESHOLD, PART_SIZE);
+  }
+
+  @Override
+  public RemoteObject head(String bucket, String key) throws BackendException {
+    try {
+      HeadObjectResponse r = s3.headObject(b -> b.bucket(bucket).key(key));
+      return S3Objects.of(key, r.contentLength() == null ? 0 : r.contentLength(), r.eTag(), r.versionId(), r.lastModified(), r.contentType(),
+          r.metadata());
+    } catch (SdkException e) {
+      throw S3Errors.map("HEAD", bucket, key, e);
+    }
+  }
+
+  @Override
+  public RemoteRead read(String bucket, String key, long offset, long length, RemoteObject expected)
+      throws BackendException {
+    if (offset < 0) {
+      throw new IllegalArgumentException("offset " + offset);
+    }
+    if (length == 0) {
+      return emptyRead(bucket, key, offset, expected);
+    }
+    GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(key);
+    if (offset > 0 || length > 0) {
+      req.range("bytes=" + offset + "-" + (length > 0 ? Long.toString(offset + length - 1) : ""));
+    }
+    if (expected != null && expected.etag() != null) {
+      // If-Match keeps ranged pieces of one object from being stitched across versions.
+      req.ifMatch("\"" + expected.etag() + "\"");
+    }
+    ResponseInputStream<GetObjectResponse> body;
+    try {
+      body = s3.getObject(req.build());
+    } catch (SdkException e) {
+      throw S3Errors.map("GET", bucket, key, e);
+    }
+    GetObjectResponse r = body.response();
+    long served = r.contentLength() == null ? -1 : r.contentLength();
+    long total = S3Objects.totalFromContentRange(r.contentRange());
+    if (total < 0) {
+      total = r.contentRange() == null ? served : expected == null ? -1 : expected.size();
+    }
+    if (served < 0 || (offset > 0 && r.contentRange() == null) || (length > 0 && served > length)) {
+      // Without a length we cannot tell a short body from a whole one; a 200 to a ranged GET is the wrong bytes.
+      body.abort();
+      throw new BackendException(Kind.OTHER, 0, "GET s3://" + bucket + "/" + key + ": "
+          + (served < 0 ? "no Content-Length" : "Range ignored by the server"));
+    }
+    RemoteObject object = S3Objects.of(key, total, r.eTag(), r.versionId(), r.lastModified(), r.contentType(),
+        r.metadata());
+    // Served may be shorter than asked when the range runs past the end: the read promises what S3 promised.
+    return new S3RemoteRead(body, object, offset, served, "GET s3://" + bucket + "/" + key);
+  }
+
+  /** A zero-length read sends no GET (S3 has no empty range); a HEAD still checks existence and version. */
+  private RemoteRead emptyRead(String bucket, String key, long offset, RemoteObject expected)
+      throws BackendException {
+    RemoteObject object = head(bucket, key);
+    if (expected != null && expected.etag() != null && !expected.etag().equals(object.etag())) {
+      throw new BackendException(Kind.CHANGED, 412, "GET s3://" + bucket + "/" + key + ": ETag changed");
+    }
+    if (offset > object.size()) {
+      throw new BackendException(Kind.INVALID_RANGE, 416,
+          "GET s3://" + bucket + "/" + key + ": offset " + offset + " past size " + object.size());
+    }
+    return new S3RemoteRead(null, object, offset, 0, "GET s3://" + bucket + "/" + key);
+  }
+
+  @Override
+  public RemotePage list(String bucket, String prefix, String delimiter, String startAfter, String token,
+      int maxKeys) throws BackendException {
+    try {
+      ListObjectsV2Response r = s3.listObjectsV2(b -> {
+        b.bucket(bucket).maxKeys(maxKeys);
+        if (prefix != null && !prefix.isEmpty()) {
+          b.prefix(prefix);
+        }
+        if (delimiter != null) {
+          b.delimiter(delimiter);
+        }
+        if (token != null) {
+          b.continuationToken(token);
+        } else if (startAfter != null) {
+          b.startAfter(startAfter);
+        }
+      });
+      List<RemoteObject> objects = r.contents().stream().map(S3Backend::listed).toList();
+      List<String> prefixes = r.commonPrefixes().stream().map(CommonPrefix::prefix).toList();
+      String next = Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null;
+      return new RemotePage(objects, prefixes, next);
+    } catch (SdkException e) {
+      throw S3Errors.map("LIST", bucket, prefix, e);
+    }
+  }
+
+  private static RemoteObject listed(S3Object o) {
+    return S3Objects.of(o.key(), o.size() == null ? 0 : o.size(), o.eTag(), null, o.lastModified(), null, null);
+  }
+
+  @Override
+  public RemoteObject put(String bucket, String key, Path file, PutAttributes attributes) throws BackendException {
+    try {
+      long size = Files.size(file);
+      if (size > multipartThreshold) {
+        var r = new S3MultipartUpload(s3, bucket, key, partSize).upload(file, size, attributes);
+        return S3Objects.of(key, size, r.eTag(), r.versionId(), null, attributes.contentType(),
+            attributes.userMeta());
+      }
+      PutObjectRequest.Builder req = PutObjectRequest.builder().bucket(bucket).key(key).contentLength(size)
+          .contentType(attributes.contentType()).metadata(attributes.userMeta());
+      if (attributes.md5Hex() != null) {
+        // The remote rejects the upload (400 BadDigest) if what arrived differs from what we hashed.
+        req.contentMD5(Base64.getEncoder().encodeToString(HexFormat.of().parseHex(attributes.md5Hex())));
+      }
+      var r = s3.putObject(req.build(), RequestBody.fromFile(file));
+      return S3Objects.of(key, size, r.eTag(), r.versionId(), null, attributes.contentType(),
+          attributes.userMeta());
+    } catch (SdkException e) {
+      throw S3Errors.map("PUT", bucket, key, e);
+    } catch (UncheckedIOException e) {
+      throw new BackendException(Kind.OTHER, 0, "PUT s3://" + bucket + "/" + key + ": reading " + file, e);
+    } catch (IOException e) {
+      throw new BackendException(Kind.OTHER, 0, "PUT s3://" + bucket + "/" + key + ": reading " + file, e);
+    }
+  }
+
+  @Override
+  public void delete(String bucket, String key) throws BackendException {
+    try {
+      s3.deleteObject(b -> b.bucket(bucket).key(key));
+    } catch (S3Exception e) {
+      // Some S3-compatible stores answer 404 for an absent key; only a missing bucket is an error.
+      if (e.statusCode() == 404 && (e.awsErrorDetails() == null
+          || !"NoSuchBucket".equals(e.awsErrorDetails().errorCode()))) {
+        return;
+      }
+      throw S3Errors.map("DELETE", bucket, key, e);
+    } catch (SdkException e) {
+      throw S3Errors.map("DELETE", bucket, key, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    s3.close();
+  }
+}
