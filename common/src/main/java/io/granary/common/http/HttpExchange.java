@@ -246,6 +246,15 @@ public final class HttpExchange {
     return ctx.write(content);
   }
 
+  /**
+   * Sends {@code count} bytes of {@code file} from {@code position} as part of a streamed answer with a
+   * Content-Length, zero-copy; the caller keeps {@code file} open until the returned future completes. Event loop
+   * only.
+   */
+  public ChannelFuture streamFileRegion(FileChannel file, long position, long count) {
+    return ctx.writeAndFlush(new BorrowedFileRegion(file, position, count));
+  }
+
   /** Sends the chunks queued by {@link #streamContent}. Event loop only. */
   public void flushStream() {
     ctx.flush();

@@ -1,0 +1,19 @@
+package io.granary.common.http;
+
+import io.netty.channel.DefaultFileRegion;
+import java.nio.channels.FileChannel;
+
+/**
+ * A sendfile region of a file channel that its owner keeps open: unlike {@link DefaultFileRegion}, releasing it
+ * does not close the channel. Several clients stream one cold object from its growing work file this way.
+ */
+final class BorrowedFileRegion extends DefaultFileRegion {
+  BorrowedFileRegion(FileChannel file, long position, long count) {
+    super(file, position, count);
+  }
+
+  @Override
+  protected void deallocate() {
+    // the owner closes the channel
+  }
+}
