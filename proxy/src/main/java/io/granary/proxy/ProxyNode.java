@@ -4,6 +4,7 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.NodeState;
 import io.granary.common.auth.ClusterSigner;
+import io.granary.backend.RemoteBuckets;
 import io.granary.common.control.ControlClient;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.proxy.auth.RequestAuthenticator;
@@ -17,6 +18,8 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
 import io.granary.proxy.http.ProxyRouter;
+import io.granary.proxy.jobs.ProxyJobRoutes;
+import io.granary.proxy.jobs.ProxyJobs;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.HealthMonitor;
 import io.granary.proxy.membership.MetadataPusher;
@@ -50,10 +53,15 @@ public final class ProxyNode implements AutoCloseable {
   private final BoundedExecutor control;
   private final AutoCloseable membership;
   private final UpstreamPool upstream;
+  private final RemoteBuckets remotes;
+  private final BoundedExecutor remotePool;
 
   private ProxyNode(String id, String url, HttpServer server, EventLoopGroup workers,
-      ScheduledExecutorService scheduler, BoundedExecutor control, AutoCloseable membership, UpstreamPool upstream) {
+      ScheduledExecutorService scheduler, BoundedExecutor control, AutoCloseable membership, UpstreamPool upstream,
+      RemoteBuckets remotes, BoundedExecutor remotePool) {
     this.upstream = upstream;
+    this.remotes = remotes;
+    this.remotePool = remotePool;
     this.id = id;
     this.url = url;
     this.server = server;
@@ -86,10 +94,16 @@ public final class ProxyNode implements AutoCloseable {
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
     // Spliceable: the S3 relay moves large bodies from target to client in the kernel (see BodySplice).
     UpstreamPool upstream = new UpstreamPool(transport, 1024, 4096, true);
+    // Remote buckets are listed from their stores; those calls block, so they get their own bounded pool.
+    RemoteBuckets remotes = new RemoteBuckets(Duration.ofSeconds(30), 8);
+    BoundedExecutor remotePool = new BoundedExecutor("remote-" + id, 8, 256);
     ProxyContext ctx = new ProxyContext(holder, authority, pusher, cfg.primaryUrl(), client, control, signer, upstream,
-        new ListingMerger(client), new RequestAuthenticator(cfg.credentials(), cfg.anonymous(), Clock.systemUTC()),
+        new ListingMerger(client, remotes, remotePool), new RequestAuthenticator(cfg.credentials(), cfg.anonymous(), Clock.systemUTC()),
         cfg.nativeAuth(), cfg.s3Redirect());
-    ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx));
+    // ---- prefetch jobs (io.granary.proxy.jobs): stateless fan-out to targets; the scheduler times ?wait polls
+    ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler));
+    // ---- end prefetch jobs
+    ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx), jobs);
     HttpServer server;
     try {
       server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
@@ -118,7 +132,7 @@ public final class ProxyNode implements AutoCloseable {
       membership = joiner;
     }
     log.info("node={} {} proxy serving {} (transport {})", id, primary ? "primary" : "non-primary", url, transport);
-    return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream);
+    return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream, remotes, remotePool);
   }
 
   /** The id persisted in the data directory, else {@code requested}, else a new random one. */
@@ -156,6 +170,8 @@ public final class ProxyNode implements AutoCloseable {
     upstream.close();
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     control.close();
+    remotePool.close();
+    remotes.close();
     log.info("node={} proxy stopped", id);
   }
 }

@@ -14,8 +14,10 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;
 
 /**
- * {@code GET /v1/buckets/BUCKET?prefix=&start-after=&limit=&token=}: one page of the bucket's objects across
- * the cluster, {@code {"entries":[{"name","size","checksum"}],"token":"..."}}; no token on the last page.
+ * {@code GET /v1/buckets/BUCKET?prefix=&start-after=&limit=&token=[&provider=aws|gcp][&cached=true]}: one page of
+ * the bucket's objects across the cluster, {@code {"entries":[{"name","size","checksum"}],"token":"..."}}; no token
+ * on the last page. A remote bucket is listed as its remote store has it, each entry with {@code "cached"};
+ * {@code cached=true} lists only the cached copies, from the targets alone.
  */
 final class ObjectListHandler implements RequestHandler {
   private final ClusterMetadataHolder cluster;
@@ -33,7 +35,8 @@ final class ObjectListHandler implements RequestHandler {
     ListParams params = ListParams.parse(ex);
     List<Node> targets = cluster.require().map().targets().values().stream()
         .filter(n -> n.state().inPlacement()).toList();
-    lister.list(targets, bucket, params).whenComplete((page, err) -> {
+    lister.listForClient(targets, bucket, params, "true".equalsIgnoreCase(ex.queryParam("cached")))
+        .whenComplete((page, err) -> {
       if (err != null) {
         ex.sendError(ControlClient.cause(err));
       } else {

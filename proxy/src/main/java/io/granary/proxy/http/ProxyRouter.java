@@ -3,6 +3,7 @@ package io.granary.proxy.http;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.error.AccessDeniedException;
 import io.granary.proxy.ProxyContext;
+import io.granary.proxy.jobs.ProxyJobRoutes;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.error.ConflictException;
 import io.granary.common.error.MethodNotAllowedException;
@@ -32,6 +33,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * PUT    /v1/cluster/nodes/ID                     set a node's state       (primary; others forward)
  * PUT    /v1/metasync                             metadata push            (non-primary proxies)
  * GET    /v1/health                               liveness
+ * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID, POST /v1/jobs/ID/retry   prefetch jobs (docs/jobs.md)
  * </pre>
  */
 public final class ProxyRouter implements Router {
@@ -39,7 +41,16 @@ public final class ProxyRouter implements Router {
   private final ClusterMetadataHolder cluster;
   private final Router s3; // everything outside /v1/
 
+  // ---- prefetch jobs (io.granary.proxy.jobs)
+  private final ProxyJobRoutes jobs; // null: no job endpoints
+
   public ProxyRouter(ProxyContext ctx, Router s3) {
+    this(ctx, s3, null);
+  }
+
+  public ProxyRouter(ProxyContext ctx, Router s3, ProxyJobRoutes jobs) {
+    this.jobs = jobs;
+    // ---- end prefetch jobs
     this.ctx = ctx;
     this.cluster = ctx.cluster();
     this.s3 = s3;
@@ -103,6 +114,8 @@ public final class ProxyRouter implements Router {
         return primary() ? new BucketDeleteHandler(cluster, ctx.authority(), ctx.pusher(), ctx.lister(), ctx.control())
             : forward();
       }
+    } else if (jobs != null && ProxyJobRoutes.matches(path)) { // any proxy serves jobs: targets hold their state
+      return jobs.route(ex);
     } else if (path.equals(ApiPaths.HEALTH)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
         return new HealthHandler(cluster, "proxy");

@@ -17,6 +17,8 @@ import io.granary.common.listing.Pages;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import io.granary.backend.RemoteBuckets;
+import io.granary.common.exec.BoundedExecutor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -33,11 +35,27 @@ public final class ListingMerger {
   private static final JavaType PAGE = ClusterJson.mapper().constructType(ListPage.class);
 
   private final ControlClient client;
+  private final RemoteListing remote;
 
-  public ListingMerger(ControlClient client) {
+  /**
+   * @param remotes the open remote stores (remote buckets are listed from them)
+   * @param pool where blocking remote list calls run
+   */
+  public ListingMerger(ControlClient client, RemoteBuckets remotes, BoundedExecutor pool) {
     this.client = client;
+    this.remote = new RemoteListing(this, remotes, pool);
   }
 
+  /**
+   * What a client asks for: a remote bucket as its remote store lists it (objects marked cached or not), unless
+   * {@code cachedOnly}; a local bucket, or only what is cached, from the targets.
+   */
+  public CompletableFuture<ListPage> listForClient(List<Node> targets, BucketProps bucket, ListParams params,
+      boolean cachedOnly) {
+    return bucket.isRemote() && !cachedOnly ? remote.list(targets, bucket, params) : list(targets, bucket, params);
+  }
+
+  /** One page of what the targets hold of {@code bucket}. */
   public CompletableFuture<ListPage> list(List<Node> targets, BucketProps bucket, ListParams params) {
     List<CompletableFuture<ListPage>> pages = new ArrayList<>();
     for (Node t : targets) {

@@ -6,6 +6,8 @@ import io.granary.clustermap.NodeState;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketMetadata;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.Freshness;
+import io.granary.clustermap.bucket.RemoteBackend;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.BucketNotFoundException;
@@ -149,16 +151,32 @@ public final class ClusterAuthority {
     }
   }
 
-  /** Adds a bucket; 409 when it exists. */
-  public synchronized ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum) {
+  /** Adds a local bucket; 409 when its name is taken. */
+  public ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum) {
+    return createBucket(bucket, checksum, null, null);
+  }
+
+  /**
+   * Adds a bucket, local or remote (with its backend and freshness settings); 409 when its name is taken by a
+   * bucket of any provider, since S3 clients name buckets without a provider.
+   */
+  public synchronized ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum, RemoteBackend backend,
+      Freshness freshness) {
     ClusterMetadata md = holder.require().metadata();
-    if (md.buckets().get(bucket).isPresent()) {
-      throw new ConflictException(ConflictException.BUCKET_EXISTS, "bucket '" + bucket + "' already exists");
+    for (BucketProps other : md.buckets().buckets().values()) {
+      if (other.bucket().name().equals(bucket.name())) {
+        throw new ConflictException(ConflictException.BUCKET_EXISTS, other.bucket().equals(bucket)
+            ? "bucket '" + bucket + "' already exists"
+            : "bucket name '" + bucket.name() + "' is taken by " + other.bucket() + "; S3 clients could not tell them apart");
+      }
     }
     byte[] id = new byte[6];
     RANDOM.nextBytes(id);
-    BucketProps props = new BucketProps(bucket, HexFormat.of().formatHex(id), checksum, Instant.now(clock));
-    log.info("node={} bucket={} created (checksum {})", holder.nodeId(), bucket, props.checksum().wireName());
+    BucketProps props = new BucketProps(bucket, HexFormat.of().formatHex(id), checksum, Instant.now(clock), backend,
+        freshness);
+    log.info("node={} bucket={} {} (checksum {})", holder.nodeId(), bucket, props.isRemote()
+        ? "registered with endpoint " + (backend == null || backend.endpoint() == null ? "default" : backend.endpoint())
+        : "created", props.checksum().wireName());
     return publish(new ClusterMetadata(md.map(), md.buckets().with(props)));
   }
 

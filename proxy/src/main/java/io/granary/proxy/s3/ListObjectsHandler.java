@@ -60,7 +60,7 @@ final class ListObjectsHandler implements RequestHandler {
     List<Node> targets = ctx.cluster().require().map().targets().values().stream()
         .filter(n -> n.state().inPlacement()).toList();
     String effective = after == null || after.isEmpty() ? null : after;
-    ctx.lister().list(targets, bucket, new ListParams(prefix, effective, maxKeys, delimiter))
+    ctx.lister().listForClient(targets, bucket, new ListParams(prefix, effective, maxKeys, delimiter), false)
         .whenComplete((page, err) -> {
           if (err != null) {
             ex.sendError(ControlClient.cause(err));

@@ -1,0 +1,123 @@
+package io.granary.proxy.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.clustermap.bucket.Freshness;
+import io.granary.clustermap.bucket.RemoteBackend;
+import io.granary.common.error.BadRequestException;
+import java.util.Iterator;
+import java.util.Set;
+
+/**
+ * The JSON body of {@code POST /v1/buckets/BUCKET}: {@code {"checksum":"md5"}} for a local bucket; for a remote
+ * one also {@code "backend":{"endpoint","region","pathStyle","credentialsFile","profile","anonymous"}} and
+ * {@code "freshness":{"ttl":"60s"|"0"|"never","sync":false}}. Unknown fields are refused, so a typo is not
+ * silently ignored.
+ */
+record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshness) {
+  private static final Set<String> TOP = Set.of("checksum", "backend", "freshness");
+  private static final Set<String> BACKEND = Set.of("endpoint", "region", "pathStyle", "credentialsFile", "profile",
+      "anonymous");
+  private static final Set<String> FRESHNESS = Set.of("ttl", "sync");
+
+  static BucketSpec parse(JsonNode body, boolean remote) {
+    if (body == null) {
+      return new BucketSpec(ChecksumType.XXHASH64, null, null);
+    }
+    requireObject(body, "bucket properties", TOP);
+    ChecksumType checksum = ChecksumType.XXHASH64;
+    String c = text(body, "checksum");
+    if (c != null) {
+      try {
+        checksum = ChecksumType.parse(c);
+      } catch (IllegalArgumentException e) {
+        throw BadRequestException.invalidArgument(e.getMessage());
+      }
+    }
+    if (!remote && (body.has("backend") || body.has("freshness"))) {
+      throw BadRequestException.invalidArgument("backend and freshness apply to remote buckets (s3://, gs://) only");
+    }
+    RemoteBackend backend = null;
+    Freshness freshness = null;
+    try {
+      JsonNode b = body.get("backend");
+      if (b != null && !b.isNull()) {
+        requireObject(b, "backend", BACKEND);
+        backend = new RemoteBackend(text(b, "endpoint"), text(b, "region"), bool(b, "pathStyle"),
+            text(b, "credentialsFile"), text(b, "profile"), bool(b, "anonymous"));
+      }
+      JsonNode f = body.get("freshness");
+      if (f != null && !f.isNull()) {
+        requireObject(f, "freshness", FRESHNESS);
+        String ttl = text(f, "ttl");
+        freshness = new Freshness(ttl == null ? Freshness.DEFAULT.ttlSeconds() : ttlSeconds(ttl), bool(f, "sync"));
+      }
+    } catch (IllegalArgumentException e) {
+      throw BadRequestException.invalidArgument(e.getMessage());
+    }
+    return new BucketSpec(checksum, backend, freshness);
+  }
+
+  /** {@code never} or {@code -1}: -1; otherwise a number with an optional unit s, m, h or d. */
+  static long ttlSeconds(String ttl) {
+    String t = ttl.trim().toLowerCase(java.util.Locale.ROOT);
+    if (t.equals("never") || t.equals("-1")) {
+      return -1;
+    }
+    long unit = 1;
+    char last = t.isEmpty() ? ' ' : t.charAt(t.length() - 1);
+    switch (last) {
+      case 's' -> unit = 1;
+      case 'm' -> unit = 60;
+      case 'h' -> unit = 3600;
+      case 'd' -> unit = 86400;
+      default -> last = ' ';
+    }
+    String digits = last == ' ' ? t : t.substring(0, t.length() - 1);
+    try {
+      long n = Long.parseLong(digits);
+      if (n < 0) {
+        throw new NumberFormatException();
+      }
+      return Math.multiplyExact(n, unit);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException("freshness ttl must be like 30s, 5m, 1h, 0 (check every read) or never; got '"
+          + ttl + "'");
+    }
+  }
+
+  private static void requireObject(JsonNode n, String what, Set<String> allowed) {
+    if (!n.isObject()) {
+      throw new BadRequestException(BadRequestException.MALFORMED_JSON, what + " must be a JSON object");
+    }
+    for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!allowed.contains(f)) {
+        throw BadRequestException.invalidArgument("unknown field '" + f + "' in " + what + "; known: "
+            + String.join(", ", new java.util.TreeSet<>(allowed)));
+      }
+    }
+  }
+
+  private static String text(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isTextual() && !v.isNumber()) {
+      throw BadRequestException.invalidArgument("'" + field + "' must be a string");
+    }
+    return v.asText();
+  }
+
+  private static boolean bool(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (!v.isBoolean()) {
+      throw BadRequestException.invalidArgument("'" + field + "' must be true or false");
+    }
+    return v.asBoolean();
+  }
+}
