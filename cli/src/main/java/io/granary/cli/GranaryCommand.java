@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 /** {@code granary}: the single entry point. */
 @Command(name = "granary", mixinStandardHelpOptions = true, version = "granary 0.1.0",
     description = "Caching object storage for ML training data.",
-    subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class})
+    subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class, BucketCommand.class,
+        PrefetchCommand.class, JobCommand.class})
 public final class GranaryCommand implements Runnable {
 
   @CommandLine.Spec

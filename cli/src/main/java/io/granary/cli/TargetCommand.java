@@ -1,6 +1,7 @@
 package io.granary.cli;
 
 import io.granary.common.config.ByteSize;
+import io.granary.target.CacheConfig;
 import io.granary.target.TargetConfig;
 import io.granary.target.TargetNode;
 import java.nio.file.Path;
@@ -47,12 +48,72 @@ public final class TargetCommand implements Callable<Integer> {
       description = "Abort multipart uploads not completed within this time (default: ${DEFAULT-VALUE}).")
   Duration multipartTtl;
 
+  @Option(names = "--capacity", defaultValue = "0",
+      description = {"Capacity of each mountpath for the watermarks, e.g. 50GiB; 0 uses the file system's size "
+          + "(default: ${DEFAULT-VALUE}).", "With a limit, used space is what Granary stores there (objects, work "
+          + "files, multipart parts)."})
+  String capacity;
+
+  @Option(names = "--high-watermark", defaultValue = "90", paramLabel = "PCT",
+      description = "Used percent of capacity above which cached remote objects are evicted (default: "
+          + "${DEFAULT-VALUE}).")
+  int highWatermark;
+
+  @Option(names = "--low-watermark", defaultValue = "80", paramLabel = "PCT",
+      description = "Used percent of capacity eviction brings a mountpath down to (default: ${DEFAULT-VALUE}).")
+  int lowWatermark;
+
+  @Option(names = "--full-watermark", paramLabel = "PCT",
+      description = "Used percent of capacity above which PUTs and cold GETs get 507 (default: 95, or the high "
+          + "watermark when that is higher).")
+  Integer fullWatermark;
+
+  @Option(names = "--dont-evict", defaultValue = "10m", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "Objects read within this time are never evicted (default: ${DEFAULT-VALUE}).")
+  Duration dontEvict;
+
+  @Option(names = "--space-check-interval", defaultValue = "30s", converter = DurationConverter.class,
+      paramLabel = "DURATION", description = "How often used space is measured (default: ${DEFAULT-VALUE}).")
+  Duration spaceCheckInterval;
+
+  @Option(names = "--cold-threads", defaultValue = "16",
+      description = "Threads that fetch objects of remote buckets; each holds one remote connection (default: "
+          + "${DEFAULT-VALUE}).")
+  int coldThreads;
+
+  @Option(names = "--cold-parallel-threshold", defaultValue = "64MiB",
+      description = "Remote objects at least this large are fetched with parallel ranged reads (default: "
+          + "${DEFAULT-VALUE}).")
+  String coldParallelThreshold;
+
+  @Option(names = "--cold-parallel-chunk", defaultValue = "16MiB",
+      description = "Size of each ranged read of a parallel fetch, at least 1MiB (default: ${DEFAULT-VALUE}).")
+  String coldParallelChunk;
+
+  @Option(names = "--cold-parallel-streams", defaultValue = "4",
+      description = "Ranged reads in flight per object of a parallel fetch (default: ${DEFAULT-VALUE}).")
+  int coldParallelStreams;
+
+  @Option(names = "--backend-read-timeout", defaultValue = "30s", converter = DurationConverter.class,
+      paramLabel = "DURATION", description = "Longest silence from a remote store before a read is resumed or "
+          + "failed (default: ${DEFAULT-VALUE}).")
+  Duration backendReadTimeout;
+
+  /** Cold-GET and space settings from the flags. */
+  CacheConfig cacheConfig() {
+    return CacheConfig.DEFAULTS.withSpace(ByteSize.parse(capacity), highWatermark, lowWatermark,
+        fullWatermark != null ? fullWatermark : Math.max(CacheConfig.DEFAULT_FULL_WATERMARK, highWatermark),
+        dontEvict, spaceCheckInterval)
+        .withColdGet(coldThreads, ByteSize.parse(coldParallelThreshold), ByteSize.parse(coldParallelChunk),
+            coldParallelStreams, backendReadTimeout);
+  }
+
   @Override
   public Integer call() throws Exception {
     int cores = Runtime.getRuntime().availableProcessors();
     TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, weight,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
-        Duration.ofMinutes(5), Duration.ofSeconds(10), multipartTtl, node.clusterSecret());
+        Duration.ofMinutes(5), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig());
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal);
   }

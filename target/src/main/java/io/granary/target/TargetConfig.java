@@ -23,15 +23,17 @@ import java.util.Objects;
  * @param multipartTtl multipart uploads older than this are aborted (abandoned uploads must not hold disk forever)
  * @param clusterSecret the cluster secret; when set, the target serves only requests signed with it (proxies
  *     and the primary sign theirs) and signs its own; null runs without intra-cluster authentication
+ * @param cache cold GET and space settings for remote buckets
  */
 public record TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths,
     String primaryUrl, double weight, long reserveBytes, int ioThreads, int diskThreads, Duration idleTimeout,
-    Duration rejoinCheck, Duration multipartTtl, String clusterSecret) {
+    Duration rejoinCheck, Duration multipartTtl, String clusterSecret, CacheConfig cache) {
 
   public TargetConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(primaryUrl, "primaryUrl");
     mountpaths = List.copyOf(mountpaths);
+    cache = cache == null ? CacheConfig.DEFAULTS : cache;
     if (!(weight > 0) || Double.isInfinite(weight)) {
       throw new IllegalArgumentException("--weight must be a positive number, got " + weight);
     }

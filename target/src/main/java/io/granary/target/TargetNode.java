@@ -11,7 +11,13 @@ import io.granary.common.membership.ClusterJoiner;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
+import io.granary.target.coldget.CachingObjectHandlers;
+import io.granary.target.coldget.ColdObjects;
+import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.TargetRouter;
+import io.granary.target.jobs.TargetJobRoutes;
+import io.granary.target.jobs.TargetJobs;
+import io.granary.backend.RemoteBuckets;
 import io.granary.target.multipart.MultipartStore;
 import io.granary.target.s3.CopySource;
 import io.granary.target.s3.S3ObjectApi;
@@ -22,6 +28,7 @@ import io.granary.common.s3.S3Errors;
 import io.granary.target.membership.NodeIdFile;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
+import io.granary.target.space.SpaceManager;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -49,10 +56,19 @@ public final class TargetNode implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final ClusterJoiner joiner;
   private final UpstreamPool upstream;
+  private final ColdObjects cold;
+  private final RemoteBuckets remotes;
+  private final SpaceManager space; // capacity, access times, LRU eviction (io.granary.target.space)
+  private final TargetJobs jobs; // prefetch jobs (io.granary.target.jobs)
 
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
-      HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream) {
+      HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
+      ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs) {
+    this.jobs = jobs;
+    this.space = space;
     this.upstream = upstream;
+    this.cold = cold;
+    this.remotes = remotes;
     this.id = id;
     this.url = url;
     this.store = store;
@@ -88,13 +104,27 @@ public final class TargetNode implements AutoCloseable {
     MultipartStore multipart = new MultipartStore(id, store, Clock.systemUTC());
     holder.onChange((old, now) -> destroyRemovedBuckets(id, old, now, store, multipart, disk));
 
+    // ---- space management: used capacity, access times, LRU eviction of remote-bucket copies, 507 when full
+    SpaceManager space = new SpaceManager(id, store, cfg.cache(),
+        () -> holder.snapshot().map(s -> s.buckets().buckets().values()).orElse(List.of()), Clock.systemUTC());
+    space.start();
+    // ---- end space management
+
     Transport transport = Transport.best();
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
     ClusterSigner signer = cfg.clusterSecret() == null ? null : ClusterSigner.of(cfg.clusterSecret());
     UpstreamPool upstream = new UpstreamPool(transport, 64, 1024);
+    RemoteBuckets remotes = new RemoteBuckets(cfg.cache().backendReadTimeout(), 4 * cfg.cache().coldThreads());
+    ColdObjects cold = new ColdObjects(id, store, remotes, cfg.cache());
+    ObjectHandlers handlers = new CachingObjectHandlers(cold, disk);
+    // ---- prefetch jobs (io.granary.target.jobs): each job fills through the cold-GET path
+    TargetJobs jobs = new TargetJobs(id, holder, cold, remotes, TargetJobs.DEFAULT_CONCURRENCY,
+        TargetJobs.MAX_CONCURRENCY);
+    // ---- end prefetch jobs
     S3TargetRoutes s3 = new S3TargetRoutes(new S3ObjectApi(holder, S3Errors.RENDERER), store, multipart, disk,
-        new CopySource(holder, upstream, signer));
-    TargetRouter router = new TargetRouter(holder, store, disk, s3, multipart, signer);
+        new CopySource(holder, upstream, signer), handlers);
+    TargetRouter router = new TargetRouter(holder, store, disk, s3, multipart, signer, handlers,
+        new TargetJobRoutes(jobs));
     HttpServer server;
     try {
       server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
@@ -102,6 +132,7 @@ public final class TargetNode implements AutoCloseable {
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       disk.close();
+      space.close();
       store.close();
       throw e;
     }
@@ -119,7 +150,8 @@ public final class TargetNode implements AutoCloseable {
         1, 60, TimeUnit.MINUTES);
     log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), transport);
-    return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream);
+    return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
+        jobs);
   }
 
   /** Bucket incarnations that left the bucket metadata lose their local data. */
@@ -175,7 +207,11 @@ public final class TargetNode implements AutoCloseable {
     server.close();
     upstream.close();
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    jobs.close(); // stops issuing fills before the cold path closes
+    cold.close();
+    remotes.close();
     disk.close();
+    space.close(); // waits for a running eviction and flushes access times: before the store closes
     store.close();
     log.info("node={} target stopped", id);
   }

@@ -37,7 +37,7 @@ public final class LocalCluster implements AutoCloseable {
   /** Options of a local cluster. */
   public record Options(int targets, String host, int port, Path dataDir, List<String> jvmOptions,
       String classpath, boolean logToFiles, Duration startTimeout, List<String> proxyArgs, Credentials credentials,
-      boolean nativeAuth) {
+      boolean nativeAuth, List<String> targetArgs) {
     public Options {
       if (targets < 1) {
         throw new IllegalArgumentException("--targets must be at least 1, got " + targets);
@@ -47,6 +47,7 @@ public final class LocalCluster implements AutoCloseable {
       }
       jvmOptions = List.copyOf(jvmOptions);
       proxyArgs = List.copyOf(proxyArgs);
+      targetArgs = targetArgs == null ? List.of() : List.copyOf(targetArgs);
       credentials = credentials == null ? Credentials.generate() : credentials;
     }
 
@@ -56,7 +57,7 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static Options defaults(Path dataDir) {
       return new Options(3, "127.0.0.1", 51080, dataDir, List.of("-Xms64m", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError"),
-          System.getProperty("java.class.path"), false, Duration.ofSeconds(60), List.of(), null, false);
+          System.getProperty("java.class.path"), false, Duration.ofSeconds(60), List.of(), null, false, List.of());
     }
   }
 
@@ -94,9 +95,11 @@ public final class LocalCluster implements AutoCloseable {
       for (int i = 1; i <= opts.targets(); i++) {
         String id = "t" + i;
         Path dir = opts.dataDir().resolve(id);
-        c.launch(id, List.of("target", "--id", id, "--host", opts.host(), "--port", String.valueOf(opts.port() + i),
-            "--mountpath", dir.resolve("mp1").toString(), "--mountpath", dir.resolve("mp2").toString(),
-            "--primary", c.endpoint()));
+        List<String> args = new ArrayList<>(List.of("target", "--id", id, "--host", opts.host(), "--port",
+            String.valueOf(opts.port() + i), "--mountpath", dir.resolve("mp1").toString(), "--mountpath",
+            dir.resolve("mp2").toString(), "--primary", c.endpoint()));
+        args.addAll(opts.targetArgs());
+        c.launch(id, args);
       }
       c.awaitActiveTargets(opts.targets());
       return c;

@@ -41,6 +41,11 @@ public final class LocalCommand implements Callable<Integer> {
       description = "S3 secret key (default: generated and printed).")
   String secretKey;
 
+  @Option(names = "--target-arg", paramLabel = "ARG",
+      description = {"Extra flag for every target (repeatable), e.g. --target-arg=--capacity=1GiB "
+          + "--target-arg=--dont-evict=1m."})
+  List<String> targetArgs = new ArrayList<>();
+
   @Option(names = "--auth", description = "Require signed requests on the native /v1/ API too (S3 always needs them).")
   boolean auth;
 
@@ -54,7 +59,7 @@ public final class LocalCommand implements Callable<Integer> {
     }
     Credentials keys = accessKey == null ? Credentials.generate() : new Credentials(accessKey, secretKey);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, data.toAbsolutePath(), jvm,
-        d.classpath(), logToFiles, Duration.ofSeconds(90), List.of(), keys, auth);
+        d.classpath(), logToFiles, Duration.ofSeconds(90), List.of(), keys, auth, targetArgs);
     CountDownLatch stopped = new CountDownLatch(1);
     LocalCluster[] cluster = new LocalCluster[1];
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

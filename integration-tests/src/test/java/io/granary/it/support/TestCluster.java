@@ -38,6 +38,12 @@ public final class TestCluster implements AutoCloseable {
   /** As above; {@code nativeAuth} makes the native /v1/ API require SigV4 like a deployed proxy. */
   public static TestCluster start(String name, int targets, List<String> jvmOptions, List<String> proxyArgs,
       boolean nativeAuth) throws Exception {
+    return start(name, targets, jvmOptions, proxyArgs, nativeAuth, List.of());
+  }
+
+  /** As above; {@code targetArgs} are appended to every target's command line. */
+  public static TestCluster start(String name, int targets, List<String> jvmOptions, List<String> proxyArgs,
+      boolean nativeAuth, List<String> targetArgs) throws Exception {
     Path dir = Path.of(System.getProperty("granary.it.dir", "target/it-data")).toAbsolutePath().resolve(name);
     deleteTree(dir);
     Files.createDirectories(dir);
@@ -50,7 +56,7 @@ public final class TestCluster implements AutoCloseable {
     jvm.addAll(jvmOptions);
     int port = freePortRange(targets + 1);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
-        Duration.ofSeconds(90), proxyArgs, null, nativeAuth);
+        Duration.ofSeconds(90), proxyArgs, null, nativeAuth, targetArgs);
     return new TestCluster(LocalCluster.start(opts), dir);
   }
 

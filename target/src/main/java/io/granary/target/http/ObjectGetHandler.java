@@ -70,11 +70,15 @@ public final class ObjectGetHandler implements RequestHandler {
     }
   }
 
+  private ByteRange prepare(HttpExchange ex, ObjectMeta meta, HttpResponse head) {
+    return prepareRead(api, ex, meta, head);
+  }
+
   /**
    * Completes the described response head of a GET or HEAD: status, length, range and the request's header
    * overrides. Returns the range to serve, or null for the whole object.
    */
-  private ByteRange prepare(HttpExchange ex, ObjectMeta meta, HttpResponse head) {
+  public static ByteRange prepareRead(ObjectApi api, HttpExchange ex, ObjectMeta meta, HttpResponse head) {
     HttpHeaders h = head.headers();
     api.decorateRead(ex, h, meta);
     ByteRange range = api.range(ex, meta, h);
@@ -89,8 +93,11 @@ public final class ObjectGetHandler implements RequestHandler {
     return range;
   }
 
-  /** Evaluates the request's conditions; answers 304 and returns true when the client's copy is current. */
-  private static boolean notModified(HttpExchange ex, ObjectMeta meta, HttpHeaders described) {
+  /**
+   * Evaluates the request's conditions against {@code meta}; answers 304 and returns true when the client's copy is
+   * current.
+   */
+  public static boolean notModified(HttpExchange ex, ObjectMeta meta, HttpHeaders described) {
     if (Preconditions.evaluate(ex.request().headers(), meta.effectiveEtag(), meta.mtime())
         == Preconditions.Outcome.NOT_MODIFIED) {
       HttpHeaders h = new DefaultHttpHeaders();

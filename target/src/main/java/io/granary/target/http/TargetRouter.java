@@ -13,6 +13,7 @@ import io.granary.common.membership.ClusterMapHandler;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.HealthHandler;
 import io.granary.common.membership.MetasyncHandler;
+import io.granary.target.jobs.TargetJobRoutes;
 import io.granary.target.multipart.MultipartStore;
 import io.granary.target.s3.S3TargetRoutes;
 import io.granary.target.storage.ObjectStore;
@@ -29,6 +30,7 @@ import io.netty.handler.codec.http.HttpMethod;
  * PUT  /v1/metasync                                cluster metadata pushed by the primary
  * GET  /v1/cluster/map                             the cluster map this target holds
  * GET  /v1/health                                  liveness
+ * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID        prefetch jobs, from proxies (io.granary.target.jobs)
  * </pre>
  */
 public final class TargetRouter implements Router {
@@ -39,9 +41,21 @@ public final class TargetRouter implements Router {
   private final S3TargetRoutes s3;
   private final MultipartStore multipart;
   private final ClusterSigner signer; // null: no intra-cluster authentication
+  private final ObjectHandlers handlers;
+
+  // ---- prefetch jobs (io.granary.target.jobs)
+  private final TargetJobRoutes jobs; // null: this target serves no job endpoints
 
   public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk, S3TargetRoutes s3,
-      MultipartStore multipart, ClusterSigner signer) {
+      MultipartStore multipart, ClusterSigner signer, ObjectHandlers handlers) {
+    this(cluster, store, disk, s3, multipart, signer, handlers, null);
+  }
+
+  public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk, S3TargetRoutes s3,
+      MultipartStore multipart, ClusterSigner signer, ObjectHandlers handlers, TargetJobRoutes jobs) {
+    this.jobs = jobs;
+    // ---- end prefetch jobs
+    this.handlers = handlers;
     this.signer = signer;
     this.cluster = cluster;
     this.store = store;
@@ -55,11 +69,11 @@ public final class TargetRouter implements Router {
 
   private RequestHandler objectHandler(ObjectApi api, HttpMethod m) {
     if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
-      return new ObjectGetHandler(api, store);
+      return handlers.get(api);
     } else if (m.equals(HttpMethod.PUT)) {
-      return new ObjectPutHandler(api, store, disk, PutCompletion.object(api));
+      return handlers.put(api);
     } else if (m.equals(HttpMethod.DELETE)) {
-      return new ObjectDeleteHandler(api, store, disk);
+      return handlers.delete(api);
     }
     return null;
   }
@@ -92,6 +106,8 @@ public final class TargetRouter implements Router {
         return ex.queryParams().containsKey("uploads") ? new LocalUploadsHandler(cluster, multipart, disk)
             : new LocalListHandler(cluster, store, disk);
       }
+    } else if (jobs != null && TargetJobRoutes.matches(path)) { // prefetch jobs, from proxies
+      return jobs.route(ex);
     } else if (path.equals(ApiPaths.HEALTH)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
         return new HealthHandler(cluster, "target");

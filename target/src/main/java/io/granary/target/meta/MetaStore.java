@@ -26,7 +26,8 @@ import org.rocksdb.WriteOptions;
 /**
  * Object metadata of one mountpath in RocksDB. Column family {@code objects} maps
  * {@code provider/bucket/bucketId/objectName} to {@link ObjectMeta} (in {@link ObjectMetaCodec}'s form);
- * {@code pending} maps a work-file name to its {@link CommitIntent} (JSON; intents are rare). Keys are UTF-8,
+ * {@code pending} maps a work-file name to its {@link CommitIntent} (JSON; intents are rare); {@code atime} maps
+ * an object key to its last access time. Keys are UTF-8,
  * so a prefix scan returns names in the byte order S3 listings use.
  *
  * <p>Thread-safe. Calls block on disk and run off the event loop, except {@link #get}, which reads the memtable
@@ -42,6 +43,12 @@ public final class MetaStore implements AutoCloseable {
   private static final byte[] PENDING_CF = "pending".getBytes(StandardCharsets.UTF_8);
   /** Extra column families other features keep beside object metadata (multipart uploads and their parts). */
   private static final List<String> COLUMNS = List.of("uploads", "parts");
+  /**
+   * Access times: object key to epoch millis (8 bytes, big-endian). Kept apart from {@code objects} so a read never
+   * rewrites the object's record; written in unsynced batches (losing recent atimes in a crash only makes eviction
+   * fall back to older times).
+   */
+  private static final byte[] ATIME_CF = "atime".getBytes(StandardCharsets.UTF_8);
 
   private final Path dir;
   private final DBOptions dbOptions;
@@ -50,6 +57,7 @@ public final class MetaStore implements AutoCloseable {
   private final ColumnFamilyHandle defaultCf;
   private final ColumnFamilyHandle objects;
   private final ColumnFamilyHandle pending;
+  private final ColumnFamilyHandle atime;
   private final WriteOptions synced;
   private final WriteOptions unsynced;
   private final Map<String, Column> columns = new HashMap<>();
@@ -67,6 +75,7 @@ public final class MetaStore implements AutoCloseable {
     for (int i = 0; i < COLUMNS.size(); i++) {
       columns.put(COLUMNS.get(i), new Column(COLUMNS.get(i), handles.get(3 + i)));
     }
+    this.atime = handles.get(3 + COLUMNS.size());
   }
 
   /** Opens (creating if needed) the store in {@code dir}. */
@@ -82,6 +91,7 @@ public final class MetaStore implements AutoCloseable {
     for (String c : COLUMNS) {
       cfs.add(new ColumnFamilyDescriptor(c.getBytes(StandardCharsets.UTF_8), cfo));
     }
+    cfs.add(new ColumnFamilyDescriptor(ATIME_CF, cfo));
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
       RocksDB db = RocksDB.open(dbo, dir.toString(), cfs, handles);
@@ -146,24 +156,117 @@ public final class MetaStore implements AutoCloseable {
     return out;
   }
 
-  /** Deletes {@code key} (synced, so an acknowledged delete survives power loss). */
+  /** Deletes {@code key} and its access time (synced, so an acknowledged delete survives power loss). */
   public void delete(String key) throws IOException {
-    try {
-      db.delete(objects, synced, bytes(key));
+    try (WriteBatch batch = new WriteBatch()) {
+      byte[] k = bytes(key);
+      batch.delete(objects, k);
+      batch.delete(atime, k);
+      db.write(synced, batch);
     } catch (RocksDBException e) {
       throw new IOException("Error in RocksDB delete of " + key + " in " + dir, e);
     }
   }
 
-  /** Deletes every key starting with {@code prefix} (a destroyed bucket). */
+  /** Deletes every key starting with {@code prefix} (a destroyed bucket), access times included. */
   public void deletePrefix(String prefix) throws IOException {
     byte[] begin = bytes(prefix);
     byte[] end = begin.clone();
     end[end.length - 1]++; // prefix ends with '/', so this cannot overflow
     try {
+      db.deleteRange(atime, unsynced, begin, end);
       db.deleteRange(objects, synced, begin, end);
     } catch (RocksDBException e) {
       throw new IOException("Error in RocksDB deleteRange of " + prefix + " in " + dir, e);
+    }
+  }
+
+  /** Total size of the objects whose keys start with {@code prefix} ("" for all); a scan that decodes only sizes. */
+  public long sizeOfPrefix(String prefix) throws IOException {
+    byte[] p = bytes(prefix);
+    long total = 0;
+    try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(objects, ro)) {
+      for (it.seek(p); it.isValid() && startsWith(it.key(), p); it.next()) {
+        total += ObjectMetaCodec.size(it.value());
+      }
+    }
+    return total;
+  }
+
+  /** Records access times (key to epoch millis) in one unsynced batch. */
+  public void putAtimes(Map<String, Long> atimes) throws IOException {
+    try (WriteBatch batch = new WriteBatch()) {
+      for (Map.Entry<String, Long> e : atimes.entrySet()) {
+        batch.put(atime, bytes(e.getKey()), longBytes(e.getValue()));
+      }
+      db.write(unsynced, batch);
+    } catch (RocksDBException e) {
+      throw new IOException("Error in RocksDB write of " + atimes.size() + " access times in " + dir, e);
+    }
+  }
+
+  /** The recorded access time of {@code key}, epoch millis, or 0 when none was recorded. */
+  public long atime(String key) throws IOException {
+    try {
+      byte[] v = db.get(atime, bytes(key));
+      return v == null ? 0 : toLong(v);
+    } catch (RocksDBException e) {
+      throw new IOException("Error in RocksDB get of atime " + key + " in " + dir, e);
+    }
+  }
+
+  /** What {@link #scanAccess} reports for each object. */
+  @FunctionalInterface
+  public interface AccessVisitor {
+    /**
+     * @param atime recorded access time, epoch millis, or 0 when none
+     * @return false to stop the scan
+     */
+    boolean visit(String key, long size, long mtime, long atime);
+  }
+
+  /**
+   * Visits every object whose key starts with {@code prefix}, in key order, with its size, mtime and recorded
+   * access time. The two column families share keys and order, so one merge walk pairs them without a lookup per
+   * object. Access times with no object (a read raced a delete) are removed on the way.
+   */
+  public void scanAccess(String prefix, AccessVisitor visitor) throws IOException {
+    byte[] p = bytes(prefix);
+    List<byte[]> orphans = new ArrayList<>();
+    try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator objs = db.newIterator(objects, ro);
+        RocksIterator times = db.newIterator(atime, ro)) {
+      times.seek(p);
+      for (objs.seek(p); objs.isValid() && startsWith(objs.key(), p); objs.next()) {
+        byte[] k = objs.key();
+        long at = 0;
+        while (times.isValid() && startsWith(times.key(), p)) {
+          int c = Arrays.compareUnsigned(times.key(), k);
+          if (c > 0) {
+            break;
+          }
+          if (c == 0) {
+            at = toLong(times.value());
+          } else if (orphans.size() < 10_000) {
+            orphans.add(times.key());
+          }
+          times.next();
+        }
+        byte[] v = objs.value();
+        if (!visitor.visit(new String(k, StandardCharsets.UTF_8), ObjectMetaCodec.size(v), ObjectMetaCodec.mtime(v),
+            at)) {
+          break;
+        }
+      }
+    }
+    if (!orphans.isEmpty()) {
+      try (WriteBatch batch = new WriteBatch()) {
+        for (byte[] k : orphans) {
+          batch.delete(atime, k);
+        }
+        db.write(unsynced, batch);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB delete of orphaned access times in " + dir, e);
+      }
     }
   }
 
@@ -344,6 +447,23 @@ public final class MetaStore implements AutoCloseable {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  private static byte[] longBytes(long v) {
+    byte[] b = new byte[8];
+    for (int i = 7; i >= 0; i--) {
+      b[i] = (byte) v;
+      v >>>= 8;
+    }
+    return b;
+  }
+
+  private static long toLong(byte[] b) {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | (b[i] & 0xff);
+    }
+    return v;
+  }
+
   @Override
   public void close() {
     try {
@@ -356,6 +476,7 @@ public final class MetaStore implements AutoCloseable {
     defaultCf.close();
     objects.close();
     pending.close();
+    atime.close();
     columns.values().forEach(c -> c.handle.close());
     db.close();
     dbOptions.close();

@@ -23,10 +23,12 @@ import java.util.TreeMap;
  *     Content-Encoding, Content-Language, Expires), lowercase names, possibly empty
  * @param partSizes for an object completed from a multipart upload, the size of each part in order (S3 GETs of one
  *     part use them); empty otherwise
+ * @param remote for a cached object of a remote bucket: the remote version it is a copy of; null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
-    String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes) {
+    String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes,
+    RemoteVersion remote) {
   public ObjectMeta {
     Objects.requireNonNull(checksumType, "checksumType");
     Objects.requireNonNull(checksum, "checksum");
@@ -36,6 +38,18 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
     userMeta = userMeta == null || userMeta.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(userMeta));
     headers = headers == null || headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(headers));
     partSizes = partSizes == null ? List.of() : List.copyOf(partSizes);
+  }
+
+  /** An object that is not a copy of a remote one. */
+  public ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
+      String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes) {
+    this(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes, null);
+  }
+
+  /** The same object recorded as a copy of {@code remote}. */
+  public ObjectMeta withRemote(RemoteVersion remote) {
+    return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
+        remote);
   }
 
   /** An object with only content attributes (no S3 ETag, type or user metadata). */

@@ -31,6 +31,9 @@ import java.util.TreeMap;
  * v3:
  * short  number of stored standard headers, then name/value strings
  * int    number of parts (multipart objects), then each part's size as a long
+ * v4:
+ * byte   flags: 1 = copy of a remote object, 2 = has remote etag, 4 = has remote version
+ * str    remote etag, str remote version (when flagged), long remote last-modified (when a copy)
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
@@ -39,13 +42,14 @@ public final class ObjectMetaCodec {
   private static final byte V1 = 1;
   private static final byte V2 = 2;
   private static final byte V3 = 3;
+  private static final byte V4 = 4;
 
   private ObjectMetaCodec() {}
 
   public static byte[] encode(ObjectMeta m) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + m.checksum().length());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(V3);
+      out.writeByte(V4);
       out.writeLong(m.size());
       out.writeLong(m.mtime());
       out.writeByte(code(m.checksumType()));
@@ -64,16 +68,47 @@ public final class ObjectMetaCodec {
       for (long size : m.partSizes()) {
         out.writeLong(size);
       }
+      RemoteVersion r = m.remote();
+      if (r == null) {
+        out.writeByte(0);
+      } else {
+        out.writeByte(1 | (r.etag() != null ? 2 : 0) | (r.version() != null ? 4 : 0));
+        if (r.etag() != null) {
+          out.writeUTF(r.etag());
+        }
+        if (r.version() != null) {
+          out.writeUTF(r.version());
+        }
+        out.writeLong(r.lastModified());
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }
     return bytes.toByteArray();
   }
 
+  /** The size field of an encoded record, without decoding the rest (every version starts version, size, mtime). */
+  public static long size(byte[] b) {
+    return readLong(b, 1);
+  }
+
+  /** The mtime field of an encoded record, without decoding the rest. */
+  public static long mtime(byte[] b) {
+    return readLong(b, 9);
+  }
+
+  private static long readLong(byte[] b, int off) {
+    long v = 0;
+    for (int i = off; i < off + 8; i++) {
+      v = (v << 8) | (b[i] & 0xff);
+    }
+    return v;
+  }
+
   public static ObjectMeta decode(byte[] b) throws IOException {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
       byte version = in.readByte();
-      if (version < V1 || version > V3) {
+      if (version < V1 || version > V4) {
         throw new IOException("unknown object metadata format version " + version);
       }
       long size = in.readLong();
@@ -101,7 +136,16 @@ public final class ObjectMetaCodec {
       for (int i = 0; i < parts; i++) {
         sizes.add(in.readLong());
       }
-      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes);
+      RemoteVersion remote = null;
+      if (version >= V4) {
+        int rf = in.readUnsignedByte();
+        if ((rf & 1) != 0) {
+          String re = (rf & 2) != 0 ? in.readUTF() : null;
+          String rv = (rf & 4) != 0 ? in.readUTF() : null;
+          remote = new RemoteVersion(re, rv, in.readLong());
+        }
+      }
+      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes, remote);
     } catch (EOFException | IllegalArgumentException e) {
       throw new IOException("corrupt object metadata record of " + b.length + " bytes", e);
     }

@@ -1,12 +1,11 @@
 package io.granary.target.s3;
 
+import io.granary.common.error.NotImplementedException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
-import io.granary.target.http.ObjectDeleteHandler;
-import io.granary.target.http.ObjectGetHandler;
+import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.ObjectPutHandler;
-import io.granary.target.http.PutCompletion;
 import io.granary.target.multipart.MultipartStore;
 import io.granary.target.storage.ObjectStore;
 import io.netty.handler.codec.http.HttpMethod;
@@ -30,9 +29,11 @@ public final class S3TargetRoutes {
   private final MultipartStore multipart;
   private final BoundedExecutor disk;
   private final CopySource copySource;
+  private final ObjectHandlers handlers;
 
   public S3TargetRoutes(S3ObjectApi api, ObjectStore store, MultipartStore multipart, BoundedExecutor disk,
-      CopySource copySource) {
+      CopySource copySource, ObjectHandlers handlers) {
+    this.handlers = handlers;
     this.api = api;
     this.store = store;
     this.multipart = multipart;
@@ -48,6 +49,13 @@ public final class S3TargetRoutes {
   public RequestHandler route(HttpExchange ex) {
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
+    boolean assembles = (m.equals(HttpMethod.POST) && q.containsKey("uploads"))
+        || (m.equals(HttpMethod.PUT) && ex.header(CopyObjectHandler.COPY_SOURCE) != null);
+    if (assembles && api.read(ex).bucket().isRemote()) {
+      // These build the object on the target; a remote bucket's copy would never reach its store.
+      throw new NotImplementedException("multipart uploads and CopyObject into a remote bucket are not supported "
+          + "yet; PUT the object in one request (it is written through to the remote store)");
+    }
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {
         return new CreateUploadHandler(api, multipart, disk);
@@ -68,14 +76,14 @@ public final class S3TargetRoutes {
       return null;
     }
     if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
-      return new ObjectGetHandler(api, store);
+      return handlers.get(api);
     } else if (m.equals(HttpMethod.PUT)) {
       if (ex.header(CopyObjectHandler.COPY_SOURCE) != null) {
         return new CopyObjectHandler(api, store, disk, copySource);
       }
-      return new ObjectPutHandler(api, store, disk, PutCompletion.object(api));
+      return handlers.put(api);
     } else if (m.equals(HttpMethod.DELETE)) {
-      return new ObjectDeleteHandler(api, store, disk);
+      return handlers.delete(api);
     }
     return null;
   }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -32,9 +33,12 @@ public final class Mountpath implements AutoCloseable {
   private final FileChannel lockChannel;
   private final FileLock lock;
   private final MetaStore meta;
+  private final MountpathUsage usage = new MountpathUsage();
+  private final FileStore fileStore; // looked up once: the lookup reads the mount table, a statvfs does not
 
-  private Mountpath(Path root, FileChannel lockChannel, FileLock lock, MetaStore meta) {
+  private Mountpath(Path root, FileChannel lockChannel, FileLock lock, MetaStore meta, FileStore fileStore) {
     this.root = root;
+    this.fileStore = fileStore;
     this.objectsDir = root.resolve("objects");
     this.lockChannel = lockChannel;
     this.lock = lock;
@@ -62,7 +66,8 @@ public final class Mountpath implements AutoCloseable {
       throw new IOException("mountpath " + abs + " is in use by another target process");
     }
     try {
-      return new Mountpath(abs, ch, lock, MetaStore.open(sys.resolve("meta")));
+      FileStore fileStore = Files.getFileStore(abs);
+      return new Mountpath(abs, ch, lock, MetaStore.open(sys.resolve("meta")), fileStore);
     } catch (IOException e) {
       lock.release();
       ch.close();
@@ -81,6 +86,11 @@ public final class Mountpath implements AutoCloseable {
 
   public MetaStore meta() {
     return meta;
+  }
+
+  /** Bytes held by objects and work files, as counted by the object store. */
+  public MountpathUsage usage() {
+    return usage;
   }
 
   public Path systemDir() {
@@ -104,9 +114,14 @@ public final class Mountpath implements AutoCloseable {
     return root.resolve("uploads");
   }
 
+  /** Size of the mountpath's filesystem in bytes. */
+  public long totalSpace() throws IOException {
+    return fileStore.getTotalSpace();
+  }
+
   /** Bytes available to this process on the mountpath's filesystem. */
   public long usableSpace() throws IOException {
-    return Files.getFileStore(root).getUsableSpace();
+    return fileStore.getUsableSpace();
   }
 
   @Override

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
+import java.util.function.LongPredicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +59,8 @@ public final class ObjectStore implements AutoCloseable {
   private final long reserveBytes;
   private final AtomicLong workSeq = new AtomicLong();
   private final String pidHex = Long.toHexString(ProcessHandle.current().pid());
+  private volatile SpaceGuard spaceGuard = SpaceGuard.NONE;         // capacity policy beyond the reserve
+  private volatile AccessRecorder accessRecorder = AccessRecorder.NONE; // access times, kept apart from metadata
 
   private ObjectStore(String nodeId, List<Mountpath> mountpaths, long reserveBytes) {
     this.nodeId = nodeId;
@@ -75,8 +78,26 @@ public final class ObjectStore implements AutoCloseable {
     ObjectStore store = new ObjectStore(nodeId, mountpaths, reserveBytes);
     for (Mountpath mp : mountpaths) {
       store.recover(mp);
+      long started = System.nanoTime();
+      mp.usage().setObjects(mp.meta().sizeOfPrefix("")); // from here on, every change adjusts the counter
+      log.debug("node={} mountpath={} holds {} object bytes (counted in {} ms)", nodeId, mp,
+          mp.usage().objectBytes(), (System.nanoTime() - started) / 1_000_000);
     }
     return store;
+  }
+
+  /** Installs the capacity policy {@link #beginPut} applies after the reserve check. */
+  public void setSpaceGuard(SpaceGuard guard) {
+    this.spaceGuard = guard == null ? SpaceGuard.NONE : guard;
+  }
+
+  /** Installs what is told of every read and removal (access times for eviction). */
+  public void setAccessRecorder(AccessRecorder recorder) {
+    this.accessRecorder = recorder == null ? AccessRecorder.NONE : recorder;
+  }
+
+  SpaceGuard spaceGuard() {
+    return spaceGuard;
   }
 
   public List<Mountpath> mountpaths() {
@@ -129,7 +150,9 @@ public final class ObjectStore implements AutoCloseable {
         return null;
       }
       try {
-        return new StoredObject(meta, FileChannel.open(loc.file(), StandardOpenOption.READ));
+        StoredObject obj = new StoredObject(meta, FileChannel.open(loc.file(), StandardOpenOption.READ));
+        accessRecorder.accessed(loc);
+        return obj;
       } catch (NoSuchFileException e) {
         log.error("node={} bucket={} object={}: metadata present but file {} is missing", nodeId,
             bucket.bucket(), name, loc.file());
@@ -145,18 +168,39 @@ public final class ObjectStore implements AutoCloseable {
    * open(2) of a new file in a local directory).
    */
   public PutOperation beginPut(BucketProps bucket, String name, PutOptions options) throws IOException {
-    long declaredLength = options.declaredLength();
     ObjectLocation loc = locate(bucket, name);
-    Mountpath mp = loc.mountpath();
-    long usable = mp.usableSpace();
-    if (usable - Math.max(declaredLength, 0) < reserveBytes) {
-      throw new InsufficientStorageException("mountpath " + mp + " of " + nodeId + " has " + usable
-          + " bytes free; storing " + Math.max(declaredLength, 0) + " more would leave less than the "
-          + reserveBytes + "-byte reserve");
-    }
+    checkSpace(loc, options.declaredLength());
     Path work = newWorkFile(loc);
     FileChannel ch = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     return new PutOperation(this, loc, work, ch, options);
+  }
+
+  /**
+   * Refuses with 507 ({@link InsufficientStorageException}) when the object's mountpath has no room for
+   * {@code length} more bytes (-1: unknown): the free-space reserve, then the installed {@link SpaceGuard}
+   * (capacity watermarks; it may start eviction). Cheap enough for the event loop. What a cold GET checks before it
+   * writes a remote object; anything that writes a work file without {@link #beginPut} calls this (or
+   * {@link #reserve}) first.
+   */
+  public void checkSpace(ObjectLocation loc, long length) throws IOException {
+    Mountpath mp = loc.mountpath();
+    long bytes = Math.max(length, 0);
+    long usable = mp.usableSpace();
+    if (usable - bytes < reserveBytes) {
+      throw new InsufficientStorageException("mountpath " + mp + " of " + nodeId + " has " + usable
+          + " bytes free; storing " + bytes + " more would leave less than the " + reserveBytes + "-byte reserve");
+    }
+    spaceGuard.admit(mp, bytes);
+  }
+
+  /**
+   * {@link #checkSpace} and, when admitted, counts {@code length} bytes as a work file in progress on the object's
+   * mountpath until the returned reservation is closed: what a cold GET holds from before it writes its work file
+   * until after it commits or discards it, so concurrent writers see the space as taken.
+   */
+  public SpaceReservation reserve(ObjectLocation loc, long length) throws IOException {
+    checkSpace(loc, length);
+    return new SpaceReservation(loc.mountpath().usage(), Math.max(length, 0));
   }
 
   /**
@@ -184,8 +228,10 @@ public final class ObjectStore implements AutoCloseable {
       Lock write = locks.forDigest(loc.digest()).writeLock();
       write.lock();
       try {
+        ObjectMeta old = mp.meta().get(loc.key());
         FileOps.moveReplacing(work, loc.file());
         mp.meta().completeIntent(intent);
+        mp.usage().addObjects(intent.meta().size() - (old == null ? 0 : old.size()));
       } finally {
         write.unlock();
       }
@@ -203,15 +249,47 @@ public final class ObjectStore implements AutoCloseable {
     Lock write = locks.forDigest(loc.digest()).writeLock();
     write.lock();
     try {
-      if (loc.mountpath().meta().get(loc.key()) == null) {
+      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
+      if (meta == null) {
         return false;
       }
-      loc.mountpath().meta().delete(loc.key()); // metadata first: a crash now leaves an unreferenced file, not a dangling record
-      Files.deleteIfExists(loc.file());
+      remove(loc, meta);
       return true;
     } finally {
       write.unlock();
     }
+  }
+
+  /**
+   * Evicts a cached copy the caller picked from a metadata scan, unless it changed since: deleted only when its
+   * mtime is still {@code mtime} (not overwritten) and {@code idle} accepts its current access time (not read
+   * since). Takes the object's write lock; a reader that already opened the file keeps reading it (unlink leaves
+   * open descriptors valid). Background threads only.
+   *
+   * @param idle given the object's latest access time (epoch ms, 0 when none recorded), whether to evict it
+   * @return bytes freed, or -1 when the object was left alone
+   */
+  public long evict(ObjectLocation loc, long mtime, LongPredicate idle) throws IOException {
+    Lock write = locks.forDigest(loc.digest()).writeLock();
+    write.lock();
+    try {
+      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
+      if (meta == null || meta.mtime() != mtime || !idle.test(loc.mountpath().meta().atime(loc.key()))) {
+        return -1;
+      }
+      remove(loc, meta);
+      return meta.size();
+    } finally {
+      write.unlock();
+    }
+  }
+
+  /** Drops an object's metadata, access time and file. Caller holds the write lock. */
+  private void remove(ObjectLocation loc, ObjectMeta meta) throws IOException {
+    loc.mountpath().meta().delete(loc.key()); // metadata first: a crash now leaves an unreferenced file, not a dangling record
+    loc.mountpath().usage().addObjects(-meta.size());
+    accessRecorder.removed(loc);
+    Files.deleteIfExists(loc.file());
   }
 
   /**
@@ -250,7 +328,9 @@ public final class ObjectStore implements AutoCloseable {
   /** Removes every object of a bucket incarnation: metadata at once, files via the trash directory. */
   public void destroyBucket(BucketProps bucket) throws IOException {
     for (Mountpath mp : mountpaths) {
+      long bytes = mp.meta().sizeOfPrefix(bucketPrefix(bucket));
       mp.meta().deletePrefix(bucketPrefix(bucket));
+      mp.usage().addObjects(-bytes);
       Path dir = bucketDir(mp, bucket);
       if (Files.exists(dir)) {
         Path trash = mp.trashDir().resolve(bucket.bucket().name() + "." + bucket.id() + "." + System.nanoTime());

@@ -24,6 +24,7 @@ import java.util.Map;
  * {@link #finish} and {@link #discard} block on disk and run on the disk executor. Calls never overlap.
  */
 public final class PutOperation {
+  private static final long GROW_STEP = 1L << 20;
   private final ObjectStore store;
   private final ObjectLocation location;
   private final Path workFile;              // absolute path of the work file
@@ -33,6 +34,7 @@ public final class PutOperation {
   private final ContentHasher md5;           // the S3 ETag, when the PUT asks for one; else null
   private final PutOptions options;         // declared length, expected checksums, S3 attributes
   private long written;                     // body bytes written so far
+  private long reserved;                    // bytes counted in the mountpath's work usage for this PUT
   private boolean closed;
 
   PutOperation(ObjectStore store, ObjectLocation location, Path workFile, FileChannel channel, PutOptions options) {
@@ -41,6 +43,8 @@ public final class PutOperation {
     this.workFile = workFile;
     this.channel = channel;
     this.options = options;
+    this.reserved = Math.max(options.declaredLength(), 0);
+    location.mountpath().usage().addWork(reserved);
     this.bucketHasher = ContentHasher.of(location.bucket().checksum());
     for (ExpectedChecksum e : options.expected()) {
       if (e.type() != bucketHasher.type() && extraHashers.stream().noneMatch(h -> h.type() == e.type())) {
@@ -70,6 +74,12 @@ public final class PutOperation {
     if (n == 0) {
       return;
     }
+    if (written + n > reserved) { // a body of unknown length: reserve in steps so the guard is asked rarely
+      long more = Math.max(written + n - reserved, GROW_STEP);
+      store.spaceGuard().grow(location.mountpath(), more);
+      location.mountpath().usage().addWork(more);
+      reserved += more;
+    }
     for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), n)) {
       bucketHasher.update(nio);
       for (ContentHasher h : extraHashers) {
@@ -89,12 +99,26 @@ public final class PutOperation {
    * @return the committed metadata
    */
   public ObjectMeta finish() throws IOException {
+    return finish((staged, meta) -> meta);
+  }
+
+  /** What runs between a verified, fsynced body and its commit (a remote bucket's write-through). */
+  @FunctionalInterface
+  public interface BeforeCommit {
+    /** Returns the metadata to commit; throwing stores nothing. */
+    ObjectMeta apply(Staged staged, ObjectMeta meta) throws IOException;
+  }
+
+  /** As {@link #finish()}, running {@code beforeCommit} just before the commit. */
+  public ObjectMeta finish(BeforeCommit beforeCommit) throws IOException {
     Staged staged = finishStaged();
     try {
       ObjectMeta meta = new ObjectMeta(staged.size(), bucketHasher.type(), staged.sums().get(bucketHasher.type()),
           System.currentTimeMillis(), md5 == null ? null : staged.sums().get(ChecksumType.MD5), options.contentType(),
           options.userMeta(), options.headers(), List.of());
+      meta = beforeCommit.apply(staged, meta);
       store.commitWorkFile(location, workFile, meta);
+      releaseReservation();
       return meta;
     } catch (IOException | RuntimeException e) {
       discard();
@@ -126,6 +150,7 @@ public final class PutOperation {
       channel.force(true);
       channel.close();
       closed = true;
+      releaseReservation(); // the caller owns the file now (a multipart part, counted with its upload)
       return new Staged(workFile, written, sums);
     } catch (IOException | RuntimeException e) {
       discard();
@@ -143,8 +168,17 @@ public final class PutOperation {
   public record Staged(Path workFile, long size, Map<ChecksumType, String> sums) {
   }
 
+  /** Stops counting this PUT's work file in the mountpath's usage. Idempotent. */
+  private void releaseReservation() {
+    if (reserved > 0) {
+      location.mountpath().usage().addWork(-reserved);
+      reserved = 0;
+    }
+  }
+
   /** Abandons the PUT: closes and deletes the work file. Idempotent. */
   public void discard() {
+    releaseReservation();
     try {
       if (!closed) {
         closed = true;

@@ -41,6 +41,17 @@ class ObjectMetaCodecTest {
   }
 
   @Test
+  void decode_ofEncode_keepsTheRemoteVersionOfACachedCopy() throws IOException {
+    ObjectMeta m = new ObjectMeta(12, ChecksumType.XXHASH64, "0a0b", 9, "9e107d9d372bb6826bd81d3542a419d6", null,
+        Map.of(), Map.of(), List.of(), new RemoteVersion("9e107d9d372bb6826bd81d3542a419d6", "1700000000123", 77));
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(m))).isEqualTo(m);
+    ObjectMeta noVersion = m.withRemote(new RemoteVersion(null, null, 0));
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(noVersion))).isEqualTo(noVersion);
+    ObjectMeta local = new ObjectMeta(1, ChecksumType.MD5, "ff", 1);
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(local)).remote()).isNull();
+  }
+
+  @Test
   void decode_readsFormatVersionTwoRecords() throws IOException {
     // version 2: version 1's fields with a UTF checksum, then flags, etag, content type and user metadata
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -72,8 +83,8 @@ class ObjectMetaCodecTest {
   }
 
   @Test
-  void encode_writesFormatVersionThree() {
-    assertThat(ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0))[0]).isEqualTo((byte) 3);
+  void encode_writesFormatVersionFour() {
+    assertThat(ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0))[0]).isEqualTo((byte) 4);
   }
 
   @Test

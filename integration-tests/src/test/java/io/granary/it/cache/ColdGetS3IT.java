@@ -1,0 +1,306 @@
+package io.granary.it.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.ClusterJson;
+import io.granary.it.support.Content;
+import io.granary.it.support.Http;
+import io.granary.it.support.Resources;
+import io.granary.it.support.TestCluster;
+import io.granary.testkit.FaultProxy;
+import io.granary.testkit.S3ProxyServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A cluster caching an S3 bucket of a real S3 server (S3Proxy in its own JVM), reached through a fault-injecting
+ * proxy that counts what the cluster asks the backend: cold GETs stream, coalesce, verify and survive backend
+ * faults; warm GETs revalidate per TTL; PUTs write through.
+ */
+class ColdGetS3IT {
+  private static final String BUCKET = "remote-s3";
+  private static S3ProxyServer s3proxy;
+  private static FaultProxy faults;
+  private static TestCluster cluster;
+  private static S3Client backend;
+  private static Path work;
+
+  @BeforeAll
+  static void start() throws Exception {
+    work = Files.createTempDirectory("coldget-s3");
+    s3proxy = S3ProxyServer.start(work.resolve("s3proxy"));
+    faults = FaultProxy.start(s3proxy.endpoint());
+    backend = S3Client.builder().endpointOverride(s3proxy.endpoint()).region(Region.US_EAST_1)
+        .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build();
+    backend.createBucket(b -> b.bucket(BUCKET));
+    cluster = TestCluster.start("coldget-s3", 2, List.of(), List.of("--health-interval", "1s", "--offline-after", "4s"),
+        false, List.of("--cold-parallel-threshold", "8MiB", "--cold-parallel-chunk", "2MiB",
+            "--backend-read-timeout", "2s"));
+    Path creds = s3proxy.writeCredentialsFile(work.resolve("credentials"));
+    Http.Reply r = RemoteBuckets.register(cluster, "aws", BUCKET, RemoteBuckets.s3Props(faults.endpoint(), creds,
+        "1s", true));
+    assertThat(r.status()).as(r.bodyText()).isEqualTo(201);
+  }
+
+  @AfterAll
+  static void stop() {
+    Resources.closeAll(backend, cluster, faults, s3proxy);
+  }
+
+  @AfterEach
+  void clear() {
+    faults.clearFaults();
+  }
+
+  private static byte[] seed(String key, int size, long seed) {
+    byte[] data = Content.bytes(seed, size);
+    backend.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(data));
+    return data;
+  }
+
+  private static Predicate<FaultProxy.Recorded> getOf(String key) {
+    return r -> r.method().equals("GET") && r.pathAndQuery().startsWith("/" + BUCKET + "/" + key)
+        && !r.pathAndQuery().contains("?list-type");
+  }
+
+  @Test
+  void coldGet_isByteExact_thenWarm_withoutAnotherBackendRead() throws Exception {
+    byte[] data = seed("cold/one.bin", 3_000_000, 1);
+    Http.Reply cold = RemoteBuckets.get(cluster, "aws", BUCKET, "cold/one.bin", null);
+    assertThat(cold.status()).isEqualTo(200);
+    assertThat(cold.body()).isEqualTo(data);
+    long reads = faults.count(getOf("cold/one.bin"));
+    Http.Reply warm = RemoteBuckets.get(cluster, "aws", BUCKET, "cold/one.bin", null);
+    assertThat(warm.body()).isEqualTo(data);
+    assertThat(faults.count(getOf("cold/one.bin"))).isEqualTo(reads);
+  }
+
+  @Test
+  void largeObject_isFetchedWithParallelRanges_andByteExact() throws Exception {
+    byte[] data = seed("big/parallel.bin", 20 * 1024 * 1024 + 12345, 2);
+    Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "big/parallel.bin", null);
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(Http.sha256(r.body())).isEqualTo(Http.sha256(data));
+    List<FaultProxy.Recorded> ranged = faults.requests().stream().filter(getOf("big/parallel.bin"))
+        .filter(x -> x.range() != null).toList();
+    assertThat(ranged).as("parallel ranged reads after the first chunk").hasSizeGreaterThanOrEqualTo(4);
+  }
+
+  @Test
+  void hundredConcurrentColdGets_makeOneBackendGet_andAllAreByteExact() throws Exception {
+    byte[] data = seed("herd/one.bin", 4_000_000, 3);
+    // Slow the backend down so every request arrives while the one fetch is still running.
+    faults.inject(getOf("herd/one.bin"), new FaultProxy.Fault.Stall(Duration.ofMillis(800), 0), 1);
+    String expected = Http.sha256(data);
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(5)).build();
+    ExecutorService pool = Executors.newFixedThreadPool(100);
+    try {
+      List<CompletableFuture<Http.Reply>> all = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        all.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            return Http.sendHashing(client, HttpRequest.newBuilder(URI.create(
+                RemoteBuckets.objectUrl(cluster, "aws", BUCKET, "herd/one.bin", null))).GET());
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }, pool));
+      }
+      for (CompletableFuture<Http.Reply> f : all) {
+        Http.Reply r = f.get();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.sha256()).isEqualTo(expected);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(faults.count(getOf("herd/one.bin"))).as("backend GETs of the object").isEqualTo(1);
+  }
+
+  @Test
+  void corruptedBackendBytes_areNotCached_andTheClientSeesAnError() throws Exception {
+    byte[] data = seed("bad/corrupt.bin", 1_000_000, 4);
+    faults.inject(getOf("bad/corrupt.bin"), new FaultProxy.Fault.Corrupt(500_000), 1);
+    Throwable failure = null;
+    Http.Reply r = null;
+    try {
+      r = RemoteBuckets.get(cluster, "aws", BUCKET, "bad/corrupt.bin", null);
+    } catch (java.io.IOException e) {
+      failure = e; // the body was cut short
+    }
+    if (failure == null) {
+      assertThat(r.status()).isGreaterThanOrEqualTo(500);
+    }
+    assertThat(cachedNames()).doesNotContain("bad/corrupt.bin");
+    Http.Reply again = RemoteBuckets.get(cluster, "aws", BUCKET, "bad/corrupt.bin", null);
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.body()).isEqualTo(data);
+  }
+
+  @Test
+  void truncatedBackendBody_isResumedOrFails_butNeverCachedShort() throws Exception {
+    byte[] data = seed("bad/truncated.bin", 1_500_000, 5);
+    faults.inject(getOf("bad/truncated.bin"), new FaultProxy.Fault.Truncate(700_000), 1);
+    Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "bad/truncated.bin", null);
+    // The fetch resumes from where the body broke off, pinned to the same version.
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo(data);
+    assertThat(faults.count(getOf("bad/truncated.bin"))).isEqualTo(2);
+  }
+
+  @Test
+  void backend503s_areRetried_andTheClientGetsTheObject() throws Exception {
+    byte[] data = seed("flaky/503.bin", 200_000, 6);
+    faults.inject(getOf("flaky/503.bin"), new FaultProxy.Fault.Status(503), 2);
+    Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "flaky/503.bin", null);
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo(data);
+    assertThat(faults.count(getOf("flaky/503.bin"))).isEqualTo(3);
+  }
+
+  @Test
+  void backendDown_is503_withRetryAfter_notAHang() throws Exception {
+    seed("flaky/down.bin", 10_000, 7);
+    faults.inject(getOf("flaky/down.bin"), new FaultProxy.Fault.Status(503), -1);
+    long t0 = System.nanoTime();
+    Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "flaky/down.bin", null);
+    assertThat(r.status()).isEqualTo(503);
+    assertThat(r.header("Retry-After")).isPresent();
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void stalledBackend_failsTheRequest_withinBounds() throws Exception {
+    seed("flaky/stall.bin", 2_000_000, 8);
+    faults.inject(getOf("flaky/stall.bin"), new FaultProxy.Fault.Stall(Duration.ofSeconds(30), 100_000), -1);
+    long t0 = System.nanoTime();
+    Throwable failure = null;
+    try {
+      Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "flaky/stall.bin", null);
+      assertThat(r.status()).isGreaterThanOrEqualTo(500);
+    } catch (java.io.IOException e) {
+      failure = e;
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(29));
+    assertThat(cachedNames()).doesNotContain("flaky/stall.bin");
+  }
+
+  @Test
+  void missingObject_is404_andUnknownCredentials_failRegistration() throws Exception {
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "no/such/object", null).status()).isEqualTo(404);
+    Path bad = work.resolve("bad-credentials");
+    Files.writeString(bad, "[default]\naws_access_key_id=nobody\naws_secret_access_key=wrong\n");
+    Http.Reply r = RemoteBuckets.register(cluster, "aws", "other", RemoteBuckets.s3Props(s3proxy.endpoint(), bad,
+        "60s", false));
+    assertThat(r.status()).as(r.bodyText()).isIn(403, 404);
+  }
+
+  @Test
+  void rangeOfAColdObject_answersWithoutWaitingForTheWholeObject() throws Exception {
+    byte[] data = seed("range/cold.bin", 6_000_000, 9);
+    // The whole-object fetch is held back; the range far from its start is read from the backend directly.
+    faults.inject(r -> getOf("range/cold.bin").test(r) && r.range() == null,
+        new FaultProxy.Fault.Stall(Duration.ofSeconds(5), 64 * 1024), 1);
+    long t0 = System.nanoTime();
+    Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(RemoteBuckets.objectUrl(cluster, "aws",
+        BUCKET, "range/cold.bin", null))).header("Range", "bytes=5000000-5000999").GET());
+    Duration took = Duration.ofNanos(System.nanoTime() - t0);
+    assertThat(r.status()).isEqualTo(206);
+    assertThat(r.body()).isEqualTo(java.util.Arrays.copyOfRange(data, 5_000_000, 5_001_000));
+    assertThat(took).isLessThan(Duration.ofSeconds(4));
+  }
+
+  @Test
+  void changedRemoteObject_isFetchedAgainAfterTheTtl_andLatestForcesIt() throws Exception {
+    seed("fresh/obj.txt", 1000, 10);
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "fresh/obj.txt", null).status()).isEqualTo(200);
+    byte[] v2 = seed("fresh/obj.txt", 1200, 11);
+    Thread.sleep(1100); // past the bucket's 1 s TTL
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "fresh/obj.txt", null).body()).isEqualTo(v2);
+    byte[] v3 = seed("fresh/obj.txt", 1300, 12);
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "fresh/obj.txt", "latest=true").body()).isEqualTo(v3);
+  }
+
+  @Test
+  void remotelyDeletedObject_is404_andDroppedLocally_inSyncMode() throws Exception {
+    seed("fresh/deleted.txt", 500, 13);
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "fresh/deleted.txt", null).status()).isEqualTo(200);
+    backend.deleteObject(b -> b.bucket(BUCKET).key("fresh/deleted.txt"));
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "fresh/deleted.txt", "latest=true").status()).isEqualTo(404);
+    assertThat(cachedNames()).doesNotContain("fresh/deleted.txt");
+  }
+
+  @Test
+  void put_writesThrough_andAFailedBackendPut_cachesNothing() throws Exception {
+    byte[] data = Content.bytes(14, 300_000);
+    Http.Reply ok = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(RemoteBuckets.objectUrl(cluster, "aws",
+        BUCKET, "wt/ok.bin", null))).PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
+    assertThat(ok.status()).as(ok.bodyText()).isEqualTo(200);
+    assertThat(backend.getObjectAsBytes(b -> b.bucket(BUCKET).key("wt/ok.bin")).asByteArray()).isEqualTo(data);
+
+    faults.inject(r -> r.method().equals("PUT") && r.pathAndQuery().contains("wt/fail.bin"),
+        new FaultProxy.Fault.Status(403), -1);
+    Http.Reply failed = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(RemoteBuckets.objectUrl(cluster,
+        "aws", BUCKET, "wt/fail.bin", null))).PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
+    assertThat(failed.status()).isEqualTo(403);
+    assertThat(cachedNames()).doesNotContain("wt/fail.bin");
+  }
+
+  @Test
+  void listing_pagesThroughTheRemote_andMarksCachedObjects() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      seed("list/obj-" + i, 100, 20 + i);
+    }
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "list/obj-2", null).status()).isEqualTo(200);
+    List<String> names = new ArrayList<>();
+    List<String> cached = new ArrayList<>();
+    String token = null;
+    do {
+      Http.Reply page = Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET + "?provider=aws&prefix=list/&limit=2"
+          + (token == null ? "" : "&token=" + token));
+      assertThat(page.status()).isEqualTo(200);
+      JsonNode p = ClusterJson.mapper().readTree(page.body());
+      for (JsonNode e : p.path("entries")) {
+        names.add(e.path("name").asText());
+        if (e.path("cached").asBoolean()) {
+          cached.add(e.path("name").asText());
+        }
+      }
+      token = p.hasNonNull("token") ? p.path("token").asText() : null;
+    } while (token != null);
+    assertThat(names).containsExactly("list/obj-0", "list/obj-1", "list/obj-2", "list/obj-3", "list/obj-4");
+    assertThat(cached).containsExactly("list/obj-2");
+  }
+
+  private static List<String> cachedNames() throws Exception {
+    Http.Reply page = Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET + "?provider=aws&cached=true");
+    List<String> names = new ArrayList<>();
+    for (JsonNode e : ClusterJson.mapper().readTree(page.body()).path("entries")) {
+      names.add(e.path("name").asText());
+    }
+    return names;
+  }
+}

@@ -1,0 +1,37 @@
+package io.granary.it.cache;
+
+import io.granary.it.support.Http;
+import io.granary.it.support.TestCluster;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+
+/** Registers remote buckets and reads their objects through a test cluster's native API. */
+final class RemoteBuckets {
+  private RemoteBuckets() {}
+
+  /** {@code POST /v1/buckets/NAME?provider=P} with the given JSON properties. */
+  static Http.Reply register(TestCluster cluster, String provider, String name, String json) throws Exception {
+    return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + name
+        + "?provider=" + provider)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json)));
+  }
+
+  /** An S3 bucket behind {@code endpoint} with an AWS credentials file. */
+  static String s3Props(URI endpoint, java.nio.file.Path credentials, String ttl, boolean sync) {
+    return "{\"backend\":{\"endpoint\":\"" + endpoint + "\",\"pathStyle\":true,\"credentialsFile\":\""
+        + credentials.toAbsolutePath() + "\"},\"freshness\":{\"ttl\":\"" + ttl + "\",\"sync\":" + sync + "}}";
+  }
+
+  static String objectUrl(TestCluster cluster, String provider, String bucket, String name, String query) {
+    return cluster.endpoint() + "/v1/objects/" + bucket + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8)
+        .replace("+", "%20").replace("%2F", "/") + "?provider=" + provider + (query == null ? "" : "&" + query);
+  }
+
+  static Http.Reply get(TestCluster cluster, String provider, String bucket, String name, String query)
+      throws Exception {
+    return Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(objectUrl(cluster, provider, bucket, name,
+        query))).GET());
+  }
+}

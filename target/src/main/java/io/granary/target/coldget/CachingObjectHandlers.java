@@ -1,0 +1,33 @@
+package io.granary.target.coldget;
+
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.RequestHandler;
+import io.granary.target.http.ObjectApi;
+import io.granary.target.http.ObjectHandlers;
+import io.granary.target.http.ObjectPutHandler;
+
+/** Object handlers that cache remote buckets: cold GET and revalidation, write-through PUT, delete on both sides. */
+public final class CachingObjectHandlers implements ObjectHandlers {
+  private final ColdObjects cold;
+  private final BoundedExecutor disk;
+
+  public CachingObjectHandlers(ColdObjects cold, BoundedExecutor disk) {
+    this.cold = cold;
+    this.disk = disk;
+  }
+
+  @Override
+  public RequestHandler get(ObjectApi api) {
+    return new RemoteGetHandler(api, cold);
+  }
+
+  @Override
+  public RequestHandler put(ObjectApi api) {
+    return new ObjectPutHandler(api, cold.store(), disk, new WriteThrough(api, cold));
+  }
+
+  @Override
+  public RequestHandler delete(ObjectApi api) {
+    return new RemoteDeleteHandler(api, cold, disk);
+  }
+}

@@ -1,0 +1,225 @@
+package io.granary.target.coldget;
+
+import io.granary.backend.Backend;
+import io.granary.backend.BackendException;
+import io.granary.backend.RemoteObject;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.target.CacheConfig;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.backend.RemoteBuckets;
+import io.granary.target.storage.ObjectLocation;
+import io.granary.target.storage.ObjectStore;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cold side of a target: objects of remote buckets fetched on demand, one fetch per object however many
+ * clients (GETs, prefetch jobs) ask at once, and cached copies revalidated per the bucket's freshness settings.
+ * AIStore answers concurrent cold GETs of one object with 409 after a wait; here they all share the one download.
+ */
+public final class ColdObjects implements CacheFiller {
+  private static final Logger log = LoggerFactory.getLogger(ColdObjects.class);
+
+  /** What a warm read should do after revalidation. */
+  public enum Verdict {
+    /** The cached copy is current: serve it. */
+    CURRENT,
+    /** The cached copy is stale or missing: fetch it. */
+    FETCH,
+    /** The remote has no such object (and the cached copy, if any, was dropped): 404. */
+    GONE
+  }
+
+  private final String nodeId;
+  private final ObjectStore store;
+  private final RemoteBuckets remotes;
+  private final CacheConfig config;
+  private final BoundedExecutor coldPool;
+  private final BoundedExecutor rangePool;
+  private final ConcurrentHashMap<String, Fetch> inFlight = new ConcurrentHashMap<>();
+  private final Revalidation revalidation = new Revalidation();
+  private final ColdStats stats = new ColdStats();
+
+  public ColdObjects(String nodeId, ObjectStore store, RemoteBuckets remotes, CacheConfig config) {
+    this.nodeId = nodeId;
+    this.store = store;
+    this.remotes = remotes;
+    this.config = config;
+    // Each cold thread holds one backend connection; the queue bounds what waits for one.
+    this.coldPool = new BoundedExecutor("cold-" + nodeId, config.coldThreads(), 4096);
+    this.rangePool = new BoundedExecutor("cold-range-" + nodeId, config.coldThreads(), config.coldThreads() * 4);
+  }
+
+  public ColdStats stats() {
+    return stats;
+  }
+
+  public ObjectStore store() {
+    return store;
+  }
+
+  /** The pool for blocking remote calls (HEAD, ranged pass-through reads). */
+  public BoundedExecutor pool() {
+    return coldPool;
+  }
+
+  public Backend backend(BucketProps bucket) throws BackendException {
+    return remotes.backend(bucket);
+  }
+
+  /**
+   * The fetch of {@code name}: the one in flight, or a new one. The caller must {@link Fetch#release} it. Returns
+   * null when the object was committed by a fetch that just ended: read it from the store.
+   */
+  public Fetch join(BucketProps bucket, String name) throws BackendException {
+    ObjectLocation loc = store.locate(bucket, name);
+    for (int attempt = 0; attempt < 3; attempt++) {
+      Fetch f = inFlight.get(loc.key());
+      if (f == null) {
+        Fetch created = new Fetch(bucket, loc, store.newWorkFile(loc));
+        if (inFlight.putIfAbsent(loc.key(), created) == null) {
+          created.acquire(); // for the caller, before the fetch can end
+          start(created);
+          return created;
+        }
+        continue;
+      }
+      if (f.acquire()) {
+        stats.joined();
+        return f;
+      }
+      inFlight.remove(loc.key(), f);
+      if (f.finished().isDone() && !f.finished().isCompletedExceptionally()) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  private void start(Fetch f) throws BackendException {
+    Backend backend;
+    try {
+      backend = remotes.backend(f.bucket());
+    } catch (BackendException | RuntimeException e) {
+      inFlight.remove(f.location().key(), f);
+      f.fail(e);
+      f.release();
+      throw e;
+    }
+    String key = f.location().key();
+    FetchTask task = new FetchTask(nodeId, f, backend, store, config, rangePool, stats, () -> {
+      inFlight.remove(key, f);
+      revalidation.checked(key, System.currentTimeMillis());
+    });
+    coldPool.submit(() -> {
+      task.run();
+      return null;
+    }).whenComplete((ok, err) -> {
+      if (err != null) { // the pool refused it (queue full): the task never ran
+        inFlight.remove(key, f);
+        f.fail(err);
+        f.release();
+      }
+    });
+  }
+
+  /** Whether a warm read of {@code meta} must ask the remote first. Cheap; event loop. */
+  public boolean mustRevalidate(BucketProps bucket, String name, ObjectMeta meta, boolean latest) {
+    return revalidation.mustRevalidate(bucket, store.locate(bucket, name).key(), meta, latest,
+        System.currentTimeMillis());
+  }
+
+  /**
+   * Asks the remote whether the cached {@code meta} is current (on the cold pool). A remotely deleted object is
+   * dropped locally when the bucket synchronizes deletions; otherwise its cached copy stays current.
+   */
+  public CompletableFuture<Verdict> revalidate(BucketProps bucket, String name, ObjectMeta meta) {
+    return coldPool.submit(() -> revalidateNow(bucket, name, meta));
+  }
+
+  private Verdict revalidateNow(BucketProps bucket, String name, ObjectMeta meta) throws IOException {
+    String key = store.locate(bucket, name).key();
+    Backend backend = remotes.backend(bucket);
+    long now = System.currentTimeMillis();
+    try {
+      RemoteObject remote = backend.head(bucket.bucket().name(), name);
+      boolean same = Revalidation.sameVersion(meta, remote);
+      stats.revalidated(!same);
+      if (same) {
+        revalidation.checked(key, now);
+        return Verdict.CURRENT;
+      }
+      log.info("node={} bucket={} object={}: remote version changed, fetching it again", nodeId, bucket.bucket(),
+          name);
+      return Verdict.FETCH;
+    } catch (BackendException e) {
+      if (e.kind() != BackendException.Kind.NOT_FOUND) {
+        throw e;
+      }
+      stats.revalidated(true);
+      if (!bucket.freshness().sync()) {
+        revalidation.checked(key, now);
+        return Verdict.CURRENT;
+      }
+      revalidation.forget(key);
+      store.delete(bucket, name);
+      log.info("node={} bucket={} object={}: deleted remotely, dropped from the cache", nodeId, bucket.bucket(),
+          name);
+      return Verdict.GONE;
+    }
+  }
+
+  /** The remote's attributes of {@code name} (cold HEAD), on the cold pool. */
+  public CompletableFuture<RemoteObject> head(BucketProps bucket, String name) {
+    return coldPool.submit(() -> remotes.backend(bucket).head(bucket.bucket().name(), name));
+  }
+
+  @Override
+  public CompletableFuture<FillResult> fill(BucketProps bucket, String name, boolean latest) {
+    CompletableFuture<CompletableFuture<FillResult>> decided = coldPool.submit(() -> {
+      ObjectMeta meta = store.stat(bucket, name);
+      if (meta != null && !mustRevalidate(bucket, name, meta, latest)) {
+        return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.ALREADY_CACHED, 0));
+      }
+      if (meta != null) {
+        Verdict v = revalidateNow(bucket, name, meta);
+        if (v == Verdict.CURRENT) {
+          return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.ALREADY_CACHED, 0));
+        } else if (v == Verdict.GONE) {
+          return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.NOT_FOUND, 0));
+        }
+      }
+      return fetch(bucket, name);
+    });
+    return decided.thenCompose(f -> f);
+  }
+
+  private CompletableFuture<FillResult> fetch(BucketProps bucket, String name) throws IOException {
+    Fetch f = join(bucket, name);
+    if (f == null) {
+      return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.ALREADY_CACHED, 0));
+    }
+    return f.finished().handle((meta, err) -> {
+      f.release();
+      if (err == null) {
+        return new FillResult(FillResult.Outcome.FETCHED, meta.size());
+      }
+      Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+          ? err.getCause() : err;
+      if (cause instanceof BackendException b && b.kind() == BackendException.Kind.NOT_FOUND) {
+        return new FillResult(FillResult.Outcome.NOT_FOUND, 0);
+      }
+      throw new java.util.concurrent.CompletionException(cause);
+    });
+  }
+
+  /** Stops the pools; fetches in flight are abandoned (their work files are removed at the next start). */
+  public void close() {
+    coldPool.close();
+    rangePool.close();
+  }
+}

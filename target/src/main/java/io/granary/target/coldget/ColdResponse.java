@@ -1,0 +1,93 @@
+package io.granary.target.coldget;
+
+import io.granary.common.http.HttpExchange;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * Streams {@code [from, to)} of a fetch in progress to one client, zero-copy from the growing work file, as the
+ * bytes become available; pauses while the client is slow (the fetch does not wait for it: the disk absorbs the
+ * difference). If the fetch fails, the connection is cut, so the client sees a short body and never a whole
+ * object that failed verification. Event loop only, except {@link #wake}.
+ */
+final class ColdResponse {
+  private final HttpExchange ex;
+  private final Fetch fetch;
+  private final HttpResponse head;
+  private final long to;
+  private final Runnable wake = this::wake;
+  private long pos;
+  private boolean writing;
+  private boolean ended;
+
+  ColdResponse(HttpExchange ex, Fetch fetch, HttpResponse head, long from, long to) {
+    this.ex = ex;
+    this.fetch = fetch;
+    this.head = head;
+    this.pos = from;
+    this.to = to;
+  }
+
+  void start() {
+    if (!ex.startStream(head)) {
+      end();
+      return;
+    }
+    fetch.listen(wake);
+    pump();
+  }
+
+  /** Called by the fetch from its thread when bytes arrive or it ends. */
+  private void wake() {
+    ex.onLoop(this::pump);
+  }
+
+  void clientWritable() {
+    pump();
+  }
+
+  void clientClosed() {
+    end();
+  }
+
+  private void pump() {
+    if (ended || writing) {
+      return;
+    }
+    if (!ex.channel().isActive()) {
+      end();
+      return;
+    }
+    long available = Math.min(fetch.available(), to);
+    if (pos < available) {
+      if (!ex.clientWritable()) {
+        return; // resumed by clientWritable()
+      }
+      long n = available - pos;
+      writing = true;
+      ex.streamFileRegion(fetch.channel(), pos, n).addListener(f -> {
+        writing = false;
+        if (!f.isSuccess()) {
+          end();
+          return;
+        }
+        pos += n;
+        pump();
+      });
+    } else if (pos == to) {
+      end();
+      ex.endStream(LastHttpContent.EMPTY_LAST_CONTENT);
+    } else if (fetch.finished().isCompletedExceptionally()) {
+      end();
+      ex.abortConnection();
+    }
+  }
+
+  private void end() {
+    if (!ended) {
+      ended = true;
+      fetch.unlisten(wake);
+      fetch.release();
+    }
+  }
+}

@@ -1,0 +1,143 @@
+package io.granary.target.coldget;
+
+import io.granary.backend.RemoteObject;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.ObjectLocation;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One object's download into a work file, shared by every client that asks for it meanwhile. Clients read the
+ * work file as it grows, up to {@link #available()}: the contiguous bytes on disk, less the last byte until the
+ * content is verified, so that a corrupt object can be cut short before any client has it whole.
+ *
+ * <p>The work file's channel stays open while the fetch runs or any client still reads it (it survives the rename
+ * that commits the object); the last one out closes it.
+ */
+public final class Fetch {
+  private final BucketProps bucket;
+  private final ObjectLocation location;
+  private final Path workFile;
+  private final CompletableFuture<RemoteObject> started = new CompletableFuture<>();
+  private final CompletableFuture<ObjectMeta> finished = new CompletableFuture<>();
+  private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private volatile FileChannel channel;
+  private volatile long available;
+  private volatile boolean verified;
+  private int users = 1; // the fetch itself, until it ends
+  private boolean closed;
+
+  Fetch(BucketProps bucket, ObjectLocation location, Path workFile) {
+    this.bucket = bucket;
+    this.location = location;
+    this.workFile = workFile;
+  }
+
+  public BucketProps bucket() {
+    return bucket;
+  }
+
+  public ObjectLocation location() {
+    return location;
+  }
+
+  Path workFile() {
+    return workFile;
+  }
+
+  /** Completes with the remote object's attributes once its first answer arrived, or fails. */
+  public CompletableFuture<RemoteObject> started() {
+    return started;
+  }
+
+  /** Completes with the committed metadata, or fails (remote error, bad checksum, no space). */
+  public CompletableFuture<ObjectMeta> finished() {
+    return finished;
+  }
+
+  /** Bytes from offset 0 that may be sent to clients now. */
+  public long available() {
+    return available;
+  }
+
+  /** Whether the whole content is on disk and matched the remote's checksum. */
+  public boolean verified() {
+    return verified;
+  }
+
+  /** The work file, open for reading; valid between {@link #acquire} and {@link #release}. */
+  public FileChannel channel() {
+    return channel;
+  }
+
+  /** Registers a reader; false when the fetch already ended and closed its file (read the committed object). */
+  public synchronized boolean acquire() {
+    if (closed) {
+      return false;
+    }
+    users++;
+    return true;
+  }
+
+  /** Unregisters a reader (or the fetch itself); the last one closes the work file's channel. */
+  public void release() {
+    FileChannel toClose = null;
+    synchronized (this) {
+      if (--users == 0 && !closed) {
+        closed = true;
+        toClose = channel;
+      }
+    }
+    if (toClose != null) {
+      try {
+        toClose.close();
+      } catch (IOException ignored) {
+        // the descriptor is gone either way
+      }
+    }
+  }
+
+  /** Calls {@code listener} whenever more bytes become available or the fetch ends (any thread). */
+  public void listen(Runnable listener) {
+    listeners.add(listener);
+  }
+
+  public void unlisten(Runnable listener) {
+    listeners.remove(listener);
+  }
+
+  void opened(FileChannel ch, RemoteObject object) {
+    this.channel = ch;
+    started.complete(object);
+  }
+
+  void advance(long bytes) {
+    if (bytes > available) {
+      available = bytes;
+      notifyListeners();
+    }
+  }
+
+  void succeed(ObjectMeta meta) {
+    verified = true;
+    available = meta.size();
+    finished.complete(meta);
+    notifyListeners();
+  }
+
+  void fail(Throwable t) {
+    started.completeExceptionally(t);
+    finished.completeExceptionally(t);
+    notifyListeners();
+  }
+
+  private void notifyListeners() {
+    for (Runnable r : listeners) {
+      r.run();
+    }
+  }
+}

@@ -1,0 +1,207 @@
+package io.granary.target.coldget;
+
+import io.granary.backend.RemoteObject;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.api.GranaryHeaders;
+import io.granary.common.error.ObjectNotFoundException;
+import io.granary.common.http.ByteRange;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.RequestHandler;
+import io.granary.target.http.ObjectApi;
+import io.granary.target.http.ObjectGetHandler;
+import io.granary.target.meta.ObjectMeta;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * GET and HEAD of an object in any bucket: local buckets and current cached copies are served warm by
+ * {@link ObjectGetHandler}; for remote buckets, a copy past its TTL (or {@code ?latest=true}) is revalidated first,
+ * and a missing or stale object is fetched cold ({@link ColdObjects}) while the client is sent its bytes as they
+ * land. A cold HEAD asks the remote and fetches nothing. A range the fetch has not reached yet is read from the
+ * remote directly ({@link RangedRead}), so it does not wait for the whole object.
+ */
+public final class RemoteGetHandler implements RequestHandler {
+  /** A range starting this close to what is already on disk waits for the fetch instead of its own remote read. */
+  private static final long NEAR = 4L << 20;
+
+  private final ObjectApi api;
+  private final ColdObjects cold;
+  private final ObjectGetHandler warm;
+  private ColdResponse streaming;
+
+  public RemoteGetHandler(ObjectApi api, ColdObjects cold) {
+    this.api = api;
+    this.cold = cold;
+    this.warm = new ObjectGetHandler(api, cold.store());
+  }
+
+  @Override
+  public void onRequest(HttpExchange ex) throws IOException {
+    ex.useErrorRenderer(api.errors());
+    ObjectApi.ObjectRequest req = api.read(ex);
+    BucketProps bucket = req.bucket();
+    if (!bucket.isRemote()) {
+      warm.onRequest(ex);
+      return;
+    }
+    boolean latest = "true".equalsIgnoreCase(ex.queryParam("latest"));
+    ObjectMeta meta = cold.store().stat(bucket, req.name());
+    if (meta == null) {
+      serveCold(ex, req);
+    } else if (!cold.mustRevalidate(bucket, req.name(), meta, latest)) {
+      warmOrCold(ex, req);
+    } else {
+      cold.revalidate(bucket, req.name(), meta).whenComplete((verdict, err) -> ex.onLoop(() -> {
+        try {
+          if (err != null) {
+            throw RemoteErrors.toApi(bucket, req.name(), unwrap(err));
+          }
+          switch (verdict) {
+            case CURRENT -> warmOrCold(ex, req);
+            case GONE -> throw new ObjectNotFoundException(bucket.bucket().toString(), req.name());
+            case FETCH -> serveCold(ex, req);
+          }
+        } catch (Throwable t) {
+          ex.sendError(t);
+        }
+      }));
+    }
+  }
+
+  /** Serves the cached copy; if eviction took it since it was looked up, fetches it again. */
+  private void warmOrCold(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
+    try {
+      warm.onRequest(ex);
+    } catch (ObjectNotFoundException evicted) {
+      serveCold(ex, req);
+    }
+  }
+
+  private void serveCold(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
+    BucketProps bucket = req.bucket();
+    if (ex.method().equals(HttpMethod.HEAD)) {
+      cold.head(bucket, req.name()).whenComplete((object, err) -> ex.onLoop(() -> {
+        try {
+          if (err != null) {
+            throw RemoteErrors.toApi(bucket, req.name(), unwrap(err));
+          }
+          HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+          if (prepare(ex, bucket, object, head) != NOT_MODIFIED) {
+            ex.sendHead(head.status(), head.headers());
+          }
+        } catch (Throwable t) {
+          ex.sendError(t);
+        }
+      }));
+      return;
+    }
+    Fetch fetch = cold.join(bucket, req.name());
+    if (fetch == null) { // committed a moment ago
+      warm.onRequest(ex);
+      return;
+    }
+    fetch.started().whenComplete((object, err) -> ex.onLoop(() -> {
+      boolean handedOver = false;
+      try {
+        if (err != null) {
+          throw RemoteErrors.toApi(bucket, req.name(), unwrap(err));
+        }
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        ByteRange range = prepare(ex, bucket, object, head);
+        if (range == NOT_MODIFIED) {
+          return;
+        }
+        long from = range == null ? 0 : range.offset();
+        long to = range == null ? object.size() : range.offset() + range.length();
+        if (range != null && from > fetch.available() + NEAR) {
+          fetch.release();
+          handedOver = true;
+          passThrough(ex, bucket, object, head, from, to - from);
+          return;
+        }
+        streaming = new ColdResponse(ex, fetch, head, from, to);
+        handedOver = true;
+        streaming.start();
+      } catch (Throwable t) {
+        ex.sendError(t);
+      } finally {
+        if (!handedOver) {
+          fetch.release();
+        }
+      }
+    }));
+  }
+
+  private void passThrough(HttpExchange ex, BucketProps bucket, RemoteObject object, HttpResponse head, long from,
+      long length) {
+    cold.pool().submit(() -> {
+      RangedRead.serve(ex, head, cold.backend(bucket), bucket.bucket().name(), object, from, length);
+      return null;
+    }).whenComplete((ok, err) -> {
+      if (err != null) {
+        ex.onLoop(() -> {
+          if (ex.answered()) {
+            ex.abortConnection();
+          } else {
+            ex.sendError(RemoteErrors.toApi(bucket, object.key(), unwrap(err)));
+          }
+        });
+      }
+    });
+  }
+
+  private static final ByteRange NOT_MODIFIED = new ByteRange(0, 0, 0);
+
+  /**
+   * Fills the response head from the remote's attributes (what the object will be once cached): status,
+   * length, range, conditions. Returns the range, null for the whole object, or {@link #NOT_MODIFIED} when a 304
+   * was sent.
+   */
+  private ByteRange prepare(HttpExchange ex, BucketProps bucket, RemoteObject object, HttpResponse head) {
+    ObjectMeta meta = provisional(bucket, object);
+    HttpHeaders h = head.headers();
+    api.describe(h, meta);
+    if (meta.checksum().isEmpty()) { // nothing vouched for yet: say nothing rather than something unverified
+      h.remove(GranaryHeaders.CHECKSUM_TYPE);
+      h.remove(GranaryHeaders.CHECKSUM_VALUE);
+    }
+    if (ObjectGetHandler.notModified(ex, meta, h)) {
+      return NOT_MODIFIED;
+    }
+    return ObjectGetHandler.prepareRead(api, ex, meta, head);
+  }
+
+  /** The object as it will be recorded once fetched, from what the remote says now. */
+  private static ObjectMeta provisional(BucketProps bucket, RemoteObject object) {
+    String etag = FetchTask.etagOf(bucket, object);
+    return new ObjectMeta(object.size(), ChecksumType.MD5, object.md5() == null ? "" : object.md5(),
+        object.lastModified() > 0 ? object.lastModified() : System.currentTimeMillis(), etag, object.contentType(),
+        object.userMeta(), Map.of(), List.of());
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+  }
+
+  @Override
+  public void onClientWritabilityChanged(HttpExchange ex, boolean writable) {
+    if (streaming != null && writable) {
+      streaming.clientWritable();
+    }
+  }
+
+  @Override
+  public void onClientClosed(HttpExchange ex) {
+    if (streaming != null) {
+      streaming.clientClosed();
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.granary.target.coldget;
+
+import io.granary.backend.PutAttributes;
+import io.granary.backend.RemoteObject;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.http.HttpExchange;
+import io.granary.target.http.ObjectApi;
+import io.granary.target.http.PutCompletion;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.meta.RemoteVersion;
+import io.granary.target.storage.PutOperation;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.io.IOException;
+
+/**
+ * PUT to a remote bucket: the verified body goes to the remote store first and is committed locally only once
+ * the remote has it, recorded as a copy of the version the remote created. If the upload fails, nothing is cached
+ * and the client gets the remote's error. Local buckets commit as usual.
+ */
+final class WriteThrough implements PutCompletion {
+  private final ObjectApi api;
+  private final ColdObjects cold;
+
+  WriteThrough(ObjectApi api, ColdObjects cold) {
+    this.api = api;
+    this.cold = cold;
+  }
+
+  @Override
+  public void check(HttpExchange ex, ObjectApi.ObjectRequest req) {
+  }
+
+  @Override
+  public HttpHeaders complete(PutOperation op) throws IOException {
+    BucketProps bucket = op.location().bucket();
+    ObjectMeta meta;
+    if (!bucket.isRemote()) {
+      meta = op.finish();
+    } else {
+      String name = op.location().name();
+      meta = op.finish((staged, m) -> {
+        String md5 = staged.sums().get(ChecksumType.MD5);
+        RemoteObject remote;
+        try {
+          remote = cold.backend(bucket).put(bucket.bucket().name(), name, staged.workFile(),
+              new PutAttributes(staged.size(), md5, m.contentType(), m.userMeta()));
+        } catch (IOException | RuntimeException e) {
+          throw RemoteErrors.toApi(bucket, name, e);
+        }
+        return m.withRemote(new RemoteVersion(remote.etag(), remote.version(), remote.lastModified()));
+      });
+    }
+    HttpHeaders h = new DefaultHttpHeaders();
+    api.describe(h, meta);
+    return h;
+  }
+}
