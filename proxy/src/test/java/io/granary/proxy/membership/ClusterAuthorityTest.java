@@ -394,10 +394,12 @@ class ClusterAuthorityTest {
   }
 
   @Test
-  void createBucket_sameNameOtherProvider_isAnotherBucket() {
+  void createBucket_nameTakenByAnotherProvider_is409_becauseS3ClientsNameBucketsWithoutOne() {
     authority.bootstrap(SELF);
     authority.createBucket(Bucket.local("bkt"), ChecksumType.XXHASH64);
-    ClusterMetadata md = authority.createBucket(new Bucket(Provider.AWS, "bkt"), ChecksumType.XXHASH64);
+    assertThatThrownBy(() -> authority.createBucket(new Bucket(Provider.AWS, "bkt"), ChecksumType.XXHASH64))
+        .isInstanceOf(ConflictException.class).hasMessageContaining("ais://bkt");
+    ClusterMetadata md = authority.createBucket(new Bucket(Provider.AWS, "bkt2"), ChecksumType.XXHASH64);
     assertThat(md.buckets().buckets()).hasSize(2);
   }
 
