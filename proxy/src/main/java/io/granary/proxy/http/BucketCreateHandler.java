@@ -42,7 +42,8 @@ final class BucketCreateHandler extends JsonRequestHandler {
         RemoteProbe.check(bucket, spec.backend() == null
             ? new io.granary.clustermap.bucket.RemoteBackend(null, null, false, null, null, false) : spec.backend());
       }
-      ClusterMetadata md = authority.createBucket(bucket, spec.checksum(), spec.backend(), spec.freshness());
+      ClusterMetadata md = authority.createBucket(bucket, spec.checksumFor(bucket.provider()), spec.backend(),
+          spec.freshness());
       pusher.awaitAcked(md, PUSH_WAIT);
       return md.buckets().get(bucket).orElseThrow();
     });

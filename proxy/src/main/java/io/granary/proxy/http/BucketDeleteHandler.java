@@ -22,7 +22,8 @@ import java.util.List;
 
 /**
  * {@code DELETE /v1/buckets/BUCKET[?force=true]} on the primary: 204 once deleted; 409 {@code BucketNotEmpty}
- * when it still holds objects and force is not set; 503 when a target cannot be asked.
+ * when it still holds objects and force is not set; 503 when a target cannot be asked. A remote bucket is
+ * unregistered whatever it holds: its cached copies are dropped, its remote store is not touched.
  */
 final class BucketDeleteHandler implements RequestHandler {
   private final ClusterMetadataHolder cluster;
@@ -51,7 +52,7 @@ final class BucketDeleteHandler implements RequestHandler {
     BucketProps props = cluster.requireBucket(bucket);
     ClusterMetadataHolder.Snapshot s = cluster.require();
     List<Node> targets = s.map().targets().values().stream().filter(n -> n.state().inPlacement()).toList();
-    if (force) {
+    if (force || props.isRemote()) { // a remote bucket is only unregistered: its copies go, its store stays
       delete(ex, bucket);
       return;
     }

@@ -12,9 +12,22 @@ import java.util.Set;
  * The JSON body of {@code POST /v1/buckets/BUCKET}: {@code {"checksum":"md5"}} for a local bucket; for a remote
  * one also {@code "backend":{"endpoint","region","pathStyle","credentialsFile","profile","anonymous"}} and
  * {@code "freshness":{"ttl":"60s"|"0"|"never","sync":false}}. Unknown fields are refused, so a typo is not
- * silently ignored.
+ * silently ignored. Without a checksum, a local bucket uses xxhash64 and a remote one the checksum its store vouches
+ * for (MD5 for S3, CRC32C for GCS), so a cold GET hashes each byte once, storing and verifying with one pass.
  */
 record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshness) {
+  /** The checksum to store objects with: the one asked for, else the provider's (see above). */
+  ChecksumType checksumFor(io.granary.clustermap.bucket.Provider provider) {
+    if (checksum != null) {
+      return checksum;
+    }
+    return switch (provider) {
+      case AIS -> ChecksumType.XXHASH64;
+      case AWS -> ChecksumType.MD5;
+      case GCP -> ChecksumType.CRC32C;
+    };
+  }
+
   private static final Set<String> TOP = Set.of("checksum", "backend", "freshness");
   private static final Set<String> BACKEND = Set.of("endpoint", "region", "pathStyle", "credentialsFile", "profile",
       "anonymous");
@@ -22,10 +35,10 @@ record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshn
 
   static BucketSpec parse(JsonNode body, boolean remote) {
     if (body == null) {
-      return new BucketSpec(ChecksumType.XXHASH64, null, null);
+      return new BucketSpec(null, null, null);
     }
     requireObject(body, "bucket properties", TOP);
-    ChecksumType checksum = ChecksumType.XXHASH64;
+    ChecksumType checksum = null;
     String c = text(body, "checksum");
     if (c != null) {
       try {

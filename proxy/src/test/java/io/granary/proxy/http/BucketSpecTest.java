@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.clustermap.bucket.Provider;
 import io.granary.common.error.BadRequestException;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +27,10 @@ class BucketSpecTest {
     assertThat(BucketSpec.ttlSeconds("never")).isEqualTo(-1);
     assertThat(BucketSpec.ttlSeconds("0")).isZero();
     assertThat(BucketSpec.ttlSeconds("2h")).isEqualTo(7200);
-    assertThat(parse(null, true).checksum()).isEqualTo(ChecksumType.XXHASH64);
+    assertThat(parse(null, false).checksumFor(Provider.AIS)).isEqualTo(ChecksumType.XXHASH64);
+    assertThat(parse(null, true).checksumFor(Provider.AWS)).isEqualTo(ChecksumType.MD5);
+    assertThat(parse("{}", true).checksumFor(Provider.GCP)).isEqualTo(ChecksumType.CRC32C);
+    assertThat(s.checksumFor(Provider.GCP)).as("asked for").isEqualTo(ChecksumType.MD5);
   }
 
   @Test

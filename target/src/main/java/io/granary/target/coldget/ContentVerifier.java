@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Hashes a cold object's bytes in order: the bucket's checksum (stored like any object's) plus whatever the remote
- * vouches for (MD5 from a single-part S3 ETag or GCS md5Hash, GCS CRC32C), which {@link #verify} then compares.
+ * Hashes a cold object's bytes in order: the bucket's checksum (stored like any object's) plus one the remote vouches
+ * for (GCS CRC32C, else MD5 from a single-part S3 ETag or GCS md5Hash), which {@link #verify} then compares. When
+ * the bucket's checksum is that one, each byte is hashed once.
  */
 final class ContentVerifier {
   private final ContentHasher bucketHasher;
@@ -23,9 +24,11 @@ final class ContentVerifier {
     this.object = object;
     this.bucketHasher = ContentHasher.of(bucketType);
     all.add(bucketHasher);
-    this.md5 = object.md5() == null ? null : bucketType == ChecksumType.MD5 ? bucketHasher : add(ChecksumType.MD5);
+    // One vouched-for checksum suffices; CRC32C (hardware-accelerated) is far cheaper than MD5 when both exist.
     this.crc32c = object.crc32c() == null ? null
         : bucketType == ChecksumType.CRC32C ? bucketHasher : add(ChecksumType.CRC32C);
+    this.md5 = object.md5() == null || (crc32c != null && bucketType != ChecksumType.MD5) ? null
+        : bucketType == ChecksumType.MD5 ? bucketHasher : add(ChecksumType.MD5);
   }
 
   private ContentHasher add(ChecksumType t) {

@@ -122,6 +122,12 @@ public final class Fetch {
     }
   }
 
+  /** The whole content is on disk and matched the remote's checksum: clients may have all of it. */
+  void verifiedContent(long size) {
+    verified = true;
+    advance(size);
+  }
+
   void succeed(ObjectMeta meta) {
     verified = true;
     available = meta.size();

@@ -81,7 +81,7 @@ final class FetchTask implements Runnable {
       }
       fetch.opened(ch, object);
       ContentVerifier verifier = new ContentVerifier(bucket.checksum(), object);
-      Sequencer seq = new Sequencer(ch, size, verifier, fetch);
+      Sequencer seq = new Sequencer(ch, size, verifier, fetch, rangePool::execute);
       if (size >= config.parallelThreshold() && size > config.parallelChunk() && config.parallelStreams() > 1) {
         copy(first, object, ch, seq, 0, config.parallelChunk());
         first.close(); // aborts the rest of the whole-object GET
@@ -96,7 +96,9 @@ final class FetchTask implements Runnable {
       if (!seq.complete()) {
         throw new IOException("fetch of " + name + " ended before all " + size + " bytes arrived");
       }
+      seq.awaitHashed();
       String checksum = verifier.verify();
+      fetch.verifiedContent(size); // clients may have the last byte now; durability is the commit's business
       ch.force(true);
       ObjectMeta meta = new ObjectMeta(size, bucket.checksum(), checksum, System.currentTimeMillis(),
           etagOf(bucket, object), object.contentType(), object.userMeta(), Map.of(), List.of(),

@@ -1,15 +1,19 @@
 package io.granary.target.coldget;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Turns pieces written to a work file in any order (parallel ranged reads) into an in-order stream: it tracks
- * which ranges are on disk, and whenever the contiguous prefix grows it hashes the new bytes (read back from the
- * page cache) and lets clients have them.
+ * Turns pieces written to a work file in any order (parallel ranged reads) into an in-order stream: it tracks which
+ * ranges are on disk and lets clients have the contiguous prefix at once (all but the last byte, which waits for
+ * verification), while the bytes are hashed in order on another thread, read back from the page cache, so that
+ * neither clients nor the remote reads wait for the hashing.
  */
 final class Sequencer {
   private static final int HASH_BUFFER = 256 << 10;
@@ -20,38 +24,90 @@ final class Sequencer {
   private final long size;
   private final ContentVerifier verifier;
   private final Fetch fetch;
+  private final Executor hashing;
   private final TreeMap<Long, Long> pending = new TreeMap<>(); // start -> end of ranges beyond the prefix
-  private long contiguous;
+  private final AtomicBoolean hashScheduled = new AtomicBoolean();
+  private volatile long contiguous;
+  private volatile long hashed; // written by the one scheduled hash loop only
+  private volatile IOException hashFailure;
 
-  Sequencer(FileChannel file, long size, ContentVerifier verifier, Fetch fetch) {
+  Sequencer(FileChannel file, long size, ContentVerifier verifier, Fetch fetch, Executor hashing) {
     this.file = file;
     this.size = size;
     this.verifier = verifier;
     this.fetch = fetch;
+    this.hashing = hashing;
   }
 
-  /** Records that {@code [offset, offset + length)} is on disk; hashes and publishes what became contiguous. */
-  synchronized void completed(long offset, long length) throws IOException {
+  /** Records that {@code [offset, offset + length)} is on disk; publishes and schedules hashing of what grew. */
+  void completed(long offset, long length) {
     long end = offset + length;
-    if (offset > contiguous) {
-      pending.merge(offset, end, Math::max);
-      return;
+    long now;
+    synchronized (this) {
+      if (offset > contiguous) {
+        pending.merge(offset, end, Math::max);
+        return;
+      }
+      long c = Math.max(contiguous, end);
+      for (Map.Entry<Long, Long> e = pending.firstEntry(); e != null && e.getKey() <= c; e = pending.firstEntry()) {
+        c = Math.max(c, e.getValue());
+        pending.pollFirstEntry();
+      }
+      contiguous = c;
+      now = c;
     }
-    long from = contiguous;
-    contiguous = Math.max(contiguous, end);
-    for (Map.Entry<Long, Long> e = pending.firstEntry(); e != null && e.getKey() <= contiguous;
-        e = pending.firstEntry()) {
-      contiguous = Math.max(contiguous, e.getValue());
-      pending.pollFirstEntry();
-    }
-    hash(from, contiguous);
     // The last byte waits for verification: no client gets a corrupt object whole.
-    fetch.advance(Math.min(contiguous, size - 1));
+    fetch.advance(Math.min(now, size - 1));
+    if (hashScheduled.compareAndSet(false, true)) {
+      hashing.execute(this::hashLoop);
+    }
   }
 
-  /** Whether every byte is on disk (and so hashed). */
-  synchronized boolean complete() {
+  /** Whether every byte is on disk. */
+  boolean complete() {
     return contiguous == size;
+  }
+
+  /** Waits until every byte on disk has been hashed (call once all pieces are written). */
+  void awaitHashed() throws IOException {
+    synchronized (this) {
+      while (hashed < contiguous && hashFailure == null) {
+        try {
+          wait(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while hashing a cold object");
+        }
+      }
+    }
+    if (hashFailure != null) {
+      throw hashFailure;
+    }
+  }
+
+  /** Hashes up to the contiguous prefix until it stops growing; one loop runs at a time. */
+  private void hashLoop() {
+    try {
+      while (true) {
+        long target = contiguous;
+        if (hashed < target) {
+          hash(hashed, target);
+          hashed = target;
+          continue;
+        }
+        hashScheduled.set(false);
+        // A piece that completed while this loop was finishing found it scheduled and did not start another.
+        if (contiguous <= hashed || !hashScheduled.compareAndSet(false, true)) {
+          break;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      hashFailure = e instanceof IOException io ? io : new IOException(e);
+      hashScheduled.set(false);
+    }
+    synchronized (this) {
+      notifyAll();
+    }
   }
 
   private void hash(long from, long to) throws IOException {
