@@ -7,6 +7,8 @@
 # Prints one JSON document on stdout and writes it to bench/results/cold-get-<timestamp>.json.
 # Progress goes to stderr. See bench/README.md for the knobs and the JSON fields.
 set -euo pipefail
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ------------------------------------------------------------------------------------------------ parameters
 COUNT="${COUNT:-16}"                   # objects for the throughput runs
@@ -164,46 +166,11 @@ for t in curl python3 java sha256sum head pgrep xargs du; do
 done
 curl --help all 2>/dev/null | grep -q -- '--aws-sigv4' || die "this curl has no --aws-sigv4 (needs curl 7.75 or later)"
 
-# ------------------------------------------------------------------------------------------------ helpers
-# A block of N consecutive free TCP ports on 127.0.0.1; prints the first.
-free_ports() {
-  python3 - "$1" <<'EOF'
-import random, socket, sys
-n = int(sys.argv[1])
-def free(p):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        s.bind(("127.0.0.1", p))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-for _ in range(500):
-    base = random.randint(20000, 60000 - n)
-    if all(free(base + i) for i in range(n)):
-        print(base)
-        sys.exit(0)
-sys.exit("no block of %d free ports found" % n)
-EOF
-}
-
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 6))" "$1" "$2"; }
 
 CLK_TCK="$(getconf CLK_TCK)"
-# cpu_ticks PID...: user + system clock ticks the processes have used (0 for a process that is gone)
-cpu_ticks() {
-  local total=0 p stat
-  for p in "$@"; do
-    stat="$(cat "/proc/$p/stat" 2>/dev/null)" || continue
-    stat="${stat##*) }" # fields after "(comm) "; utime and stime are fields 14 and 15, here 12 and 13
-    read -r -a f <<<"$stat"
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
-}
 # children_ticks: user + system ticks of this shell's reaped children and their descendants (bash `times`, second
 # line). `times` runs in this shell (a command substitution would report the subshell's children), into a file.
 children_ticks() {
