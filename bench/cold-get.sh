@@ -18,6 +18,7 @@ CONCURRENCY="${CONCURRENCY:-1 4}"      # parallel GETs; one direct, one cold and
 ROUNDS="${ROUNDS:-2}"                  # rounds of (direct, cold, warm) per concurrency; medians are reported
 TTFB_REPS="${TTFB_REPS:-3}"            # repetitions of (direct, cold, warm) for the TTFB object
 WARMUP="${WARMUP:-1}"                  # 1: one untimed direct + cold + warm pass first (the JVMs' JIT needs it)
+WARMUP_SMALL="${WARMUP_SMALL:-300}"    # with WARMUP: this many 4 KiB objects read cold first, so the cold path is JIT-compiled
 TARGETS="${TARGETS:-1}"                # Granary targets
 GRANARY_ARGS="${GRANARY_ARGS:-}"       # extra arguments for `granary local`, e.g. "--target-arg=--cold-threads=8"
 S3PROXY_JVM_OPTS="${S3PROXY_JVM_OPTS:-}" # extra JVM options for S3Proxy, e.g. "-Xmx1g"
@@ -36,7 +37,7 @@ log() { printf '[cold-get %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[cold-get] ERROR: %s\n' "$*" >&2; exit 1; }
 
 is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
-for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP TARGETS START_TIMEOUT CURL_TIMEOUT; do
+for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL TARGETS START_TIMEOUT CURL_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
 done
 ((COUNT >= 1)) || die "COUNT must be at least 1"
@@ -256,8 +257,16 @@ upload_one() { # key bytes
 }
 for key in "${KEYS[@]}"; do upload_one "$key" "$SIZE"; done
 upload_one "$TTFB_KEY" "$TTFB_SIZE"
+if ((WARMUP && WARMUP_SMALL > 0)); then
+  head -c 4096 /dev/urandom >"$WORK/small.bin"
+  for ((i = 0; i < WARMUP_SMALL; i++)); do
+    code="$(s3curl "$S3_AK:$S3_SK" "$S3_URL/$BUCKET/jit/$i" -T "$WORK/small.bin" -o /dev/null -w '%{http_code}')" \
+      || die "PUT jit/$i to S3Proxy failed"
+    [[ "$code" == 200 ]] || die "PUT jit/$i to S3Proxy answered HTTP $code"
+  done
+fi
 upload_secs="$(elapsed "$upload_start" "$(now)")"
-log "uploaded $COUNT x ${SIZE_MIB} MiB and 1 x ${TTFB_SIZE_MIB} MiB to S3Proxy in ${upload_secs}s"
+log "uploaded $COUNT x ${SIZE_MIB} MiB, 1 x ${TTFB_SIZE_MIB} MiB and $((WARMUP ? WARMUP_SMALL : 0)) x 4 KiB to S3Proxy in ${upload_secs}s"
 
 # ------------------------------------------------------------------------------------------------ granary
 # Build if needed, then run a private copy of the distribution: other people may rebuild cli/target while this runs
@@ -426,6 +435,11 @@ MEASURE_START="$(now)"
 if ((WARMUP)); then
   log "warm-up (not reported): direct, cold and warm GETs of all objects at concurrency $MAX_C"
   register
+  # Many small cold GETs first: the cold path (SDK request, fetch, first bytes) is JIT-compiled like the warm one.
+  for ((i = 0; i < WARMUP_SMALL; i++)); do
+    s3curl "$G_AK:$G_SK" "$PROXY_URL/$BUCKET/jit/$i" -o /dev/null || die "warm-up GET jit/$i through Granary failed"
+    s3curl "$S3_AK:$S3_SK" "$S3_URL/$BUCKET/jit/$i" -o /dev/null || die "warm-up GET jit/$i from S3Proxy failed"
+  done
   for kind in direct cold warm; do
     get_all "$kind" "$MAX_C" "$WORK/curl/warmup-$kind.jsonl"
     show "$kind" "$RUN_JSON"
@@ -498,7 +512,7 @@ export BENCH_RUNS="$RUNS" BENCH_JAVA="$java_version" BENCH_CURL="$curl_version" 
   BENCH_TOTAL_SECS="$(elapsed "$T_START" "$(now)")" BENCH_REREG="${REREG_SECS[*]}" BENCH_LOGS="$WORK/granary/logs" \
   BENCH_S3PROXY_LOG="$WORK/s3proxy.log" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" BENCH_S3PROXY_VERSION="$S3PROXY_VERSION" \
   BENCH_SIZE="$SIZE" BENCH_TTFB_SIZE="$TTFB_SIZE" \
-  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
+  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
 import glob, json, os, platform, re, statistics
 
@@ -620,6 +634,7 @@ doc = {
         "rounds": int(E["ROUNDS"]),
         "ttfb_reps": int(E["TTFB_REPS"]),
         "warmup": E["WARMUP"] == "1",
+        "warmup_small_objects": int(E["WARMUP_SMALL"]) if E["WARMUP"] == "1" else 0,
         "targets": int(E["TARGETS"]),
         "granary_args": E["GRANARY_ARGS"],
         "s3proxy_jvm_opts": E["S3PROXY_JVM_OPTS"],

@@ -9,11 +9,13 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The open {@link Backend} of each remote bucket, created on first use and kept while the bucket's backend
- * settings stay the same (a re-registered bucket with new settings gets a new client).
+ * The open {@link Backend}s of remote buckets, one per provider and settings: a client does not depend on the
+ * bucket, so buckets with the same endpoint and credentials share one (and its connection pool), and a bucket
+ * registered again with the same settings finds its client warm. Clients live until {@link #close}; there are only
+ * as many as distinct settings.
  */
 public final class RemoteBuckets implements AutoCloseable {
-  private record Key(String bucketKey, String bucketId, RemoteBackend settings) {
+  private record Key(io.granary.clustermap.bucket.Provider provider, RemoteBackend settings) {
   }
 
   private final Map<Key, Backend> open = new ConcurrentHashMap<>();
@@ -25,12 +27,12 @@ public final class RemoteBuckets implements AutoCloseable {
     this.maxConnections = maxConnections;
   }
 
-  /** The backend of a remote bucket. */
+  /** The backend of a remote bucket, opened on first use. */
   public Backend backend(BucketProps bucket) throws BackendException {
     if (!bucket.isRemote()) {
       throw new IllegalArgumentException(bucket.bucket() + " is not a remote bucket");
     }
-    Key key = new Key(bucket.bucket().key(), bucket.id(), bucket.backend());
+    Key key = new Key(bucket.bucket().provider(), bucket.backend());
     Backend b = open.get(key);
     if (b != null) {
       return b;
@@ -39,14 +41,6 @@ public final class RemoteBuckets implements AutoCloseable {
       b = open.get(key);
       if (b == null) {
         b = Backends.open(configOf(bucket));
-        // Settings changed or bucket re-created: the old client goes.
-        open.entrySet().removeIf(e -> {
-          if (e.getKey().bucketKey().equals(key.bucketKey())) {
-            e.getValue().close();
-            return true;
-          }
-          return false;
-        });
         open.put(key, b);
       }
       return b;

@@ -116,6 +116,15 @@ public final class TargetNode implements AutoCloseable {
     UpstreamPool upstream = new UpstreamPool(transport, 64, 1024);
     RemoteBuckets remotes = new RemoteBuckets(cfg.cache().backendReadTimeout(), 4 * cfg.cache().coldThreads());
     ColdObjects cold = new ColdObjects(id, store, remotes, cfg.cache());
+    // A newly registered remote bucket gets its client now, so its first cold GET does not pay for building it.
+    holder.onChange((old, now) -> now.buckets().buckets().values().stream().filter(BucketProps::isRemote)
+        .forEach(b -> cold.pool().execute(() -> {
+          try {
+            remotes.backend(b);
+          } catch (IOException | RuntimeException e) {
+            log.warn("node={} bucket={} remote client not ready: {}", id, b.bucket(), e.getMessage());
+          }
+        })));
     ObjectHandlers handlers = new CachingObjectHandlers(cold, disk);
     // ---- prefetch jobs (io.granary.target.jobs): each job fills through the cold-GET path
     TargetJobs jobs = new TargetJobs(id, holder, cold, remotes, TargetJobs.DEFAULT_CONCURRENCY,
