@@ -295,6 +295,34 @@ class ColdGetS3IT {
     assertThat(cached).containsExactly("list/obj-2");
   }
 
+  @Test
+  void multipartUploadThroughTheS3Api_isWrittenThrough_andCopyIntoARemoteBucketIs501() throws Exception {
+    try (S3Client granary = S3Client.builder().endpointOverride(URI.create(cluster.endpoint()))
+        .region(Region.US_EAST_1).forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(cluster.credentials().accessKey(), cluster.credentials().secretKey())))
+        .build()) {
+      byte[] part1 = Content.bytes(40, 5 * 1024 * 1024);
+      byte[] part2 = Content.bytes(41, 1_000_000);
+      String id = granary.createMultipartUpload(b -> b.bucket(BUCKET).key("mp/big.bin")).uploadId();
+      String e1 = granary.uploadPart(b -> b.bucket(BUCKET).key("mp/big.bin").uploadId(id).partNumber(1),
+          RequestBody.fromBytes(part1)).eTag();
+      String e2 = granary.uploadPart(b -> b.bucket(BUCKET).key("mp/big.bin").uploadId(id).partNumber(2),
+          RequestBody.fromBytes(part2)).eTag();
+      granary.completeMultipartUpload(b -> b.bucket(BUCKET).key("mp/big.bin").uploadId(id).multipartUpload(
+          u -> u.parts(p -> p.partNumber(1).eTag(e1), p -> p.partNumber(2).eTag(e2))));
+      byte[] whole = new byte[part1.length + part2.length];
+      System.arraycopy(part1, 0, whole, 0, part1.length);
+      System.arraycopy(part2, 0, whole, part1.length, part2.length);
+      assertThat(backend.getObjectAsBytes(b -> b.bucket(BUCKET).key("mp/big.bin")).asByteArray()).isEqualTo(whole);
+      assertThat(cachedNames()).contains("mp/big.bin");
+
+      Throwable copy = org.assertj.core.api.Assertions.catchThrowable(() -> granary.copyObject(b -> b
+          .sourceBucket(BUCKET).sourceKey("mp/big.bin").destinationBucket(BUCKET).destinationKey("mp/copy.bin")));
+      assertThat(copy).isInstanceOf(software.amazon.awssdk.services.s3.model.S3Exception.class);
+      assertThat(((software.amazon.awssdk.services.s3.model.S3Exception) copy).statusCode()).isEqualTo(501);
+    }
+  }
+
   private static List<String> cachedNames() throws Exception {
     Http.Reply page = Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET + "?provider=aws&cached=true");
     List<String> names = new ArrayList<>();

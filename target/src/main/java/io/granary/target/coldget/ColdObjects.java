@@ -217,6 +217,32 @@ public final class ColdObjects implements CacheFiller {
     });
   }
 
+  /**
+   * Writes {@code file} through to the remote store of {@code bucket} as {@code name} (write-through PUT and
+   * completed multipart uploads); returns {@code meta} recording the version the remote created. A remote failure
+   * is thrown as the error the client should see; the caller then commits nothing.
+   */
+  public ObjectMeta writeThrough(BucketProps bucket, String name, java.nio.file.Path file, ObjectMeta meta) {
+    try {
+      RemoteObject remote = remotes.backend(bucket).put(bucket.bucket().name(), name, file,
+          new io.granary.backend.PutAttributes(meta.size(), md5Of(meta), meta.contentType(), meta.userMeta()));
+      return meta.withRemote(new io.granary.target.meta.RemoteVersion(remote.etag(), remote.version(),
+          remote.lastModified()));
+    } catch (IOException | RuntimeException e) {
+      throw RemoteErrors.toApi(bucket, name, e);
+    }
+  }
+
+  /** The content MD5 when the metadata knows it (an MD5 checksum, or a single-part S3 ETag), so the remote checks it. */
+  private static String md5Of(ObjectMeta meta) {
+    if (meta.checksumType() == io.granary.clustermap.bucket.ChecksumType.MD5) {
+      return meta.checksum();
+    }
+    String etag = meta.etag();
+    return etag != null && etag.length() == 32 && etag.chars().allMatch(c -> Character.digit(c, 16) >= 0) ? etag
+        : null;
+  }
+
   /** Stops the pools; fetches in flight are abandoned (their work files are removed at the next start). */
   public void close() {
     coldPool.close();

@@ -1,14 +1,10 @@
 package io.granary.target.coldget;
 
-import io.granary.backend.PutAttributes;
-import io.granary.backend.RemoteObject;
 import io.granary.clustermap.bucket.BucketProps;
-import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.http.HttpExchange;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.PutCompletion;
 import io.granary.target.meta.ObjectMeta;
-import io.granary.target.meta.RemoteVersion;
 import io.granary.target.storage.PutOperation;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -40,17 +36,7 @@ final class WriteThrough implements PutCompletion {
       meta = op.finish();
     } else {
       String name = op.location().name();
-      meta = op.finish((staged, m) -> {
-        String md5 = staged.sums().get(ChecksumType.MD5);
-        RemoteObject remote;
-        try {
-          remote = cold.backend(bucket).put(bucket.bucket().name(), name, staged.workFile(),
-              new PutAttributes(staged.size(), md5, m.contentType(), m.userMeta()));
-        } catch (IOException | RuntimeException e) {
-          throw RemoteErrors.toApi(bucket, name, e);
-        }
-        return m.withRemote(new RemoteVersion(remote.etag(), remote.version(), remote.lastModified()));
-      });
+      meta = op.finish((staged, m) -> cold.writeThrough(bucket, name, staged.workFile(), m));
     }
     HttpHeaders h = new DefaultHttpHeaders();
     api.describe(h, meta);

@@ -66,6 +66,22 @@ public final class MultipartStore {
   private final ObjectStore store;
   private final Clock clock;
   private final ReentrantLock[] locks = new ReentrantLock[256];
+  private volatile RemoteWriter remoteWriter;
+
+  /** Writes an assembled object of a remote bucket through to its store before it is committed. */
+  @FunctionalInterface
+  public interface RemoteWriter {
+    /**
+     * Uploads {@code file} as {@code name}; returns the metadata to commit (recording the remote version). Throwing
+     * commits nothing.
+     */
+    ObjectMeta upload(BucketProps bucket, String name, Path file, ObjectMeta meta) throws IOException;
+  }
+
+  /** Completed uploads of remote buckets go through {@code writer} (set once, when the cold side exists). */
+  public void writeThroughWith(RemoteWriter writer) {
+    this.remoteWriter = writer;
+  }
 
   public MultipartStore(String nodeId, ObjectStore store, Clock clock) {
     this.nodeId = nodeId;
@@ -156,7 +172,8 @@ public final class MultipartStore {
   /**
    * Completes an upload: checks the requested parts (ascending: InvalidPartOrder; present with the given ETag:
    * InvalidPart; at least 5 MiB except the last: EntityTooSmall), assembles them, commits the object with ETag
-   * {@code md5(part md5s)-N}, and removes the upload.
+   * {@code md5(part md5s)-N}, and removes the upload. An object of a remote bucket is uploaded to its store first
+   * (see {@link #writeThroughWith}); if that fails, nothing is committed and the upload stays, so it can be retried.
    */
   public ObjectMeta complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested)
       throws IOException {
@@ -248,6 +265,13 @@ public final class MultipartStore {
     ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
         upload.userMeta(), upload.headers(), sizes);
     try {
+      if (bucket.isRemote()) {
+        RemoteWriter writer = remoteWriter;
+        if (writer == null) {
+          throw new IOException("no remote writer for completed uploads of remote bucket " + bucket.bucket());
+        }
+        meta = writer.upload(bucket, upload.name(), work, meta);
+      }
       store.commitWorkFile(loc, work, meta);
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(work);

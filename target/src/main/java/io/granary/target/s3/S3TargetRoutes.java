@@ -49,12 +49,11 @@ public final class S3TargetRoutes {
   public RequestHandler route(HttpExchange ex) {
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
-    boolean assembles = (m.equals(HttpMethod.POST) && q.containsKey("uploads"))
-        || (m.equals(HttpMethod.PUT) && ex.header(CopyObjectHandler.COPY_SOURCE) != null);
-    if (assembles && api.read(ex).bucket().isRemote()) {
-      // These build the object on the target; a remote bucket's copy would never reach its store.
-      throw new NotImplementedException("multipart uploads and CopyObject into a remote bucket are not supported "
-          + "yet; PUT the object in one request (it is written through to the remote store)");
+    if (m.equals(HttpMethod.PUT) && ex.header(CopyObjectHandler.COPY_SOURCE) != null
+        && api.read(ex).bucket().isRemote()) {
+      // CopyObject builds the object on the target; a remote bucket's copy would never reach its store.
+      throw new NotImplementedException("CopyObject into a remote bucket is not supported yet; GET and PUT the "
+          + "object (a PUT is written through to the remote store)");
     }
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {
