@@ -5,6 +5,7 @@ import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.InvalidNameException;
 import io.granary.clustermap.bucket.ObjectName;
 import io.granary.common.api.ObjectAddress;
+import io.granary.common.jobs.NameTemplate;
 import io.granary.common.error.BadRequestException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -13,8 +14,8 @@ import java.util.Set;
 
 /**
  * A validated {@code POST /v1/jobs} body for a prefetch job (docs/jobs.md). Exactly one of names, prefix or
- * template is set. Templates are checked for syntax by the targets, which expand them (one parser, in
- * {@code io.granary.target.jobs.NameTemplate}); their 400 is passed on.
+ * template is set. A template is parsed here ({@link NameTemplate}, the parser the targets expand it with), so a bad
+ * one is refused before any target is asked.
  */
 record PrefetchRequest(Bucket bucket, List<String> names, String prefix, String template, boolean latest,
     int concurrency) {
@@ -59,6 +60,13 @@ record PrefetchRequest(Bucket bucket, List<String> names, String prefix, String 
     }
     if (template != null && template.isEmpty()) {
       throw bad("template must not be empty; for the whole bucket use \"prefix\":\"\"");
+    }
+    if (template != null) {
+      try {
+        NameTemplate.parse(template);
+      } catch (IllegalArgumentException e) {
+        throw bad(e.getMessage());
+      }
     }
     JsonNode l = body.get("latest");
     if (l != null && !l.isNull() && !l.isBoolean()) {

@@ -1,5 +1,6 @@
 package io.granary.target.jobs;
 
+import io.granary.common.jobs.NameTemplate;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.granary.target.jobs;
 
+import io.granary.common.jobs.NameTemplate;
 import io.granary.backend.RemoteObject;
 import io.granary.backend.RemotePage;
 import io.granary.clustermap.bucket.BucketProps;

@@ -1,5 +1,6 @@
 package io.granary.target.jobs;
 
+import io.granary.common.jobs.NameTemplate;
 import static io.granary.target.jobs.JobFixtures.map;
 import static io.granary.target.jobs.JobFixtures.target;
 import static org.assertj.core.api.Assertions.assertThat;

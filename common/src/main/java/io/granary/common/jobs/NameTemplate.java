@@ -1,4 +1,4 @@
-package io.granary.target.jobs;
+package io.granary.common.jobs;
 
 import java.util.ArrayList;
 import java.util.Iterator;

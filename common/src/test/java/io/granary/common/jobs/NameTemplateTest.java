@@ -1,4 +1,4 @@
-package io.granary.target.jobs;
+package io.granary.common.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
