@@ -13,7 +13,6 @@ import io.granary.testkit.S3ProxyServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,9 +50,7 @@ class ColdGetS3IT {
     work = Files.createTempDirectory("coldget-s3");
     s3proxy = S3ProxyServer.start(work.resolve("s3proxy"));
     faults = FaultProxy.start(s3proxy.endpoint());
-    backend = S3Client.builder().endpointOverride(s3proxy.endpoint()).region(Region.US_EAST_1)
-        .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build();
+    backend = RemoteBuckets.backendClient(s3proxy);
     backend.createBucket(b -> b.bucket(BUCKET));
     cluster = TestCluster.start("coldget-s3", 2, List.of(), List.of("--health-interval", "1s", "--offline-after", "4s"),
         false, List.of("--cold-parallel-threshold", "8MiB", "--cold-parallel-chunk", "2MiB",

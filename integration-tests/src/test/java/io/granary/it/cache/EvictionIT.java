@@ -20,12 +20,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import org.junit.jupiter.api.TestMethodOrder;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -47,9 +44,7 @@ class EvictionIT {
   static void start() throws Exception {
     Path work = Files.createTempDirectory("eviction");
     s3proxy = S3ProxyServer.start(work.resolve("s3proxy"));
-    backend = S3Client.builder().endpointOverride(s3proxy.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY,
-            S3ProxyServer.SECRET_KEY))).build();
+    backend = RemoteBuckets.backendClient(s3proxy);
     backend.createBucket(b -> b.bucket(REMOTE));
     for (int i = 0; i < OBJECTS; i++) {
       String key = "obj-" + i;

@@ -22,10 +22,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -45,9 +42,7 @@ class PrefetchIT {
     Path work = Files.createTempDirectory("prefetch");
     s3proxy = S3ProxyServer.start(work.resolve("s3proxy"));
     counter = FaultProxy.start(s3proxy.endpoint());
-    backend = S3Client.builder().endpointOverride(s3proxy.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY,
-            S3ProxyServer.SECRET_KEY))).build();
+    backend = RemoteBuckets.backendClient(s3proxy);
     backend.createBucket(b -> b.bucket(BUCKET));
     for (int i = 0; i < SHARDS; i++) {
       String key = String.format("train/shard-%04d.tar", i);

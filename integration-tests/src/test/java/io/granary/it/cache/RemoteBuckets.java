@@ -11,6 +11,16 @@ import java.nio.charset.StandardCharsets;
 final class RemoteBuckets {
   private RemoteBuckets() {}
 
+  /** A client of the S3Proxy server itself, to seed and inspect the remote side. */
+  static software.amazon.awssdk.services.s3.S3Client backendClient(io.granary.testkit.S3ProxyServer s3proxy) {
+    return software.amazon.awssdk.services.s3.S3Client.builder().endpointOverride(s3proxy.endpoint())
+        .region(software.amazon.awssdk.regions.Region.US_EAST_1).forcePathStyle(true)
+        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                io.granary.testkit.S3ProxyServer.ACCESS_KEY, io.granary.testkit.S3ProxyServer.SECRET_KEY)))
+        .build();
+  }
+
   /** {@code POST /v1/buckets/NAME?provider=P} with the given JSON properties. */
   static Http.Reply register(TestCluster cluster, String provider, String name, String json) throws Exception {
     return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + name
