@@ -7,8 +7,8 @@ import picocli.CommandLine.Command;
 /** {@code granary}: the single entry point. */
 @Command(name = "granary", mixinStandardHelpOptions = true, version = "granary 0.1.0",
     description = "Caching object storage for ML training data.",
-    subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class, BucketCommand.class,
-        PrefetchCommand.class, JobCommand.class})
+    subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class,
+        BucketCommand.class, PrefetchCommand.class, JobCommand.class, LoadCommand.class})
 public final class GranaryCommand implements Runnable {
 
   @CommandLine.Spec
@@ -28,8 +28,15 @@ public final class GranaryCommand implements Runnable {
     CommandLine cl = new CommandLine(new GranaryCommand());
     cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
       String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
-      commandLine.getErr().println("granary " + commandLine.getCommandName() + ": " + msg);
+      commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + msg);
       return 1;
+    });
+    // A bad flag is one line and a pointer to --help, not the whole usage text.
+    cl.setParameterExceptionHandler((ex, args) -> {
+      CommandLine c = ex.getCommandLine();
+      c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + ex.getMessage() + " (see: "
+          + c.getCommandSpec().qualifiedName() + " --help)");
+      return 2;
     });
     return cl;
   }

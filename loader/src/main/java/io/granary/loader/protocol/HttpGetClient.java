@@ -1,0 +1,76 @@
+package io.granary.loader.protocol;
+
+import io.granary.common.http.RequestPath;
+import io.granary.loader.LoaderException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Plain {@code GET BASE_URL/NAME}: the same GET workload against nginx or any static file server, for
+ * comparison. GETs only; redirects are followed.
+ */
+public final class HttpGetClient implements ObjectClient {
+  private final URI base;
+  private final HttpClient http = JdkHttp.client();
+
+  public HttpGetClient(URI base) {
+    this.base = base;
+  }
+
+  private URI object(String name) {
+    return URI.create(base + "/" + RequestPath.encodePath(name));
+  }
+
+  @Override
+  public void probe(String sampleName) {
+    URI u = sampleName == null ? URI.create(base + "/") : object(sampleName);
+    HttpResponse<byte[]> r;
+    try {
+      r = http.send(HttpRequest.newBuilder(u).method("HEAD", HttpRequest.BodyPublishers.noBody())
+          .timeout(JdkHttp.CONNECT_TIMEOUT.multipliedBy(2)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (Exception e) {
+      throw JdkHttp.unreachable(base, e);
+    }
+    if (r.statusCode() / 100 != 2 && r.statusCode() / 100 != 3) {
+      throw new LoaderException("probe GET of " + u + " answered " + r.statusCode());
+    }
+  }
+
+  @Override
+  public long get(String name, BodyConsumer consumer) throws Exception {
+    HttpResponse<InputStream> r = JdkHttp.send(http, object(name),
+        u -> HttpRequest.newBuilder(u).GET().timeout(JdkHttp.REQUEST_TIMEOUT).build(),
+        HttpResponse.BodyHandlers.ofInputStream());
+    if (r.statusCode() != 200) {
+      throw StatusException.of(r.statusCode(), JdkHttp.small(r.body()));
+    }
+    try (InputStream in = r.body()) {
+      return consumer.consume(in, NativeClient.etag(r));
+    }
+  }
+
+  @Override
+  public void put(String name, long size, Supplier<InputStream> content) {
+    throw new UnsupportedOperationException("--protocol http only GETs");
+  }
+
+  @Override
+  public void delete(String name) {
+    throw new UnsupportedOperationException("--protocol http only GETs");
+  }
+
+  @Override
+  public List<String> list() {
+    throw new UnsupportedOperationException("--protocol http cannot list: give --names FILE");
+  }
+
+  @Override
+  public void close() {
+    // nothing held beyond the HttpClient's pooled connections
+  }
+}

@@ -1,0 +1,42 @@
+package io.granary.loader.protocol;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * One endpoint of the API under load. Implementations are shared by the workers of that endpoint, so every
+ * method is thread-safe. A failed operation throws; the message is one line (status and error code if any).
+ */
+public interface ObjectClient extends AutoCloseable {
+
+  /** Reads a GET's body; returns the number of bytes it read (all of them). */
+  @FunctionalInterface
+  interface BodyConsumer {
+    /** {@code etag} is the response's ETag without quotes, or null. */
+    long consume(InputStream body, String etag) throws IOException;
+  }
+
+  /**
+   * Checks, before any load, that the endpoint answers and the bucket exists. Throws
+   * {@link io.granary.loader.LoaderException} with a one-line reason otherwise. {@code sampleName} is an object
+   * the run will read, or null; endpoints without buckets (http) probe it instead.
+   */
+  void probe(String sampleName);
+
+  /** GETs the whole object and hands its body to {@code consumer}; returns what the consumer returned. */
+  long get(String name, BodyConsumer consumer) throws Exception;
+
+  /** PUTs {@code size} bytes; {@code content} makes a fresh stream of them for each (re)send. */
+  void put(String name, long size, Supplier<InputStream> content) throws Exception;
+
+  /** Deletes the object; a missing one is not an error. */
+  void delete(String name) throws Exception;
+
+  /** Every object name in the bucket. */
+  List<String> list() throws Exception;
+
+  @Override
+  void close();
+}
