@@ -76,6 +76,26 @@ class ColdGetGcsIT {
   }
 
   @Test
+  void put_isWrittenThroughToGcs_andDeleteRemovesItThere() throws Exception {
+    byte[] data = Content.bytes(33, 700_000);
+    Http.Reply put = Http.send(Http.FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+        RemoteBuckets.objectUrl(cluster, "gcp", BUCKET, "wt/object.bin", null)))
+        .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(data)));
+    assertThat(put.status()).as(put.bodyText()).isEqualTo(200);
+    assertThat(gcs.generation(BUCKET, "wt/object.bin")).isPositive();
+    Http.Reply atGcs = Http.get(gcs.endpoint() + "/download/storage/v1/b/" + BUCKET + "/o/wt%2Fobject.bin?alt=media");
+    assertThat(atGcs.body()).isEqualTo(data);
+    assertThat(RemoteBuckets.get(cluster, "gcp", BUCKET, "wt/object.bin", null).body()).isEqualTo(data);
+    assertThat(gcs.downloads(BUCKET, "wt/object.bin")).as("served from the cache").isEqualTo(1);
+
+    Http.Reply del = Http.send(Http.FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+        RemoteBuckets.objectUrl(cluster, "gcp", BUCKET, "wt/object.bin", null))).DELETE());
+    assertThat(del.status()).isEqualTo(204);
+    assertThat(gcs.generation(BUCKET, "wt/object.bin")).isEqualTo(-1);
+    assertThat(RemoteBuckets.get(cluster, "gcp", BUCKET, "wt/object.bin", null).status()).isEqualTo(404);
+  }
+
+  @Test
   void missingObject_is404_andListingComesFromTheRemote() throws Exception {
     assertThat(RemoteBuckets.get(cluster, "gcp", BUCKET, "no/such", null).status()).isEqualTo(404);
     gcs.putObject(BUCKET, "listed/a", new byte[10], null);
