@@ -53,6 +53,10 @@ class PrefetchIT {
       backend.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(Content.bytes(200 + i, 10_000)));
     }
     backend.putObject(b -> b.bucket(BUCKET).key("val/a"), RequestBody.fromBytes(new byte[1000]));
+    for (int i = 0; i < 8; i++) {
+      String key = "slow/obj-" + i;
+      backend.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(new byte[2000]));
+    }
     cluster = TestCluster.start("prefetch", 2);
     Path creds = s3proxy.writeCredentialsFile(work.resolve("credentials"));
     Http.Reply r = RemoteBuckets.register(cluster, "aws", BUCKET, RemoteBuckets.s3Props(counter.endpoint(), creds,
@@ -126,6 +130,29 @@ class PrefetchIT {
     s.path("failures").forEach(f -> failed.add(f.path("name").asText()));
     assertThat(failed).containsExactlyInAnyOrder("val/missing-1", "val/missing-2");
     assertThat(cached("val/")).containsExactly("val/a");
+  }
+
+  @Test
+  void aRunningJob_isAbortedPromptly_andStopsFetching() throws Exception {
+    // Each backend GET of these objects stalls 1.5 s; one fill at a time per target keeps the job running.
+    counter.inject(r -> r.method().equals("GET") && r.pathAndQuery().startsWith("/" + BUCKET + "/slow/"),
+        new FaultProxy.Fault.Stall(java.time.Duration.ofMillis(1500), 0), -1);
+    try {
+      String id = post("{\"kind\":\"prefetch\",\"bucket\":\"s3://" + BUCKET
+          + "\",\"prefix\":\"slow/\",\"concurrency\":1}").path("id").asText();
+      Thread.sleep(500);
+      Http.Reply abort = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
+          + "/v1/jobs/" + id)).DELETE());
+      assertThat(abort.status()).as(abort.bodyText()).isEqualTo(200);
+      JsonNode s = await(id);
+      assertThat(s.path("state").asText()).isEqualTo("aborted");
+      assertThat(s.path("objects").path("done").asLong()).isLessThan(8);
+      long fetchedAtEnd = gets("slow/");
+      Thread.sleep(2000);
+      assertThat(gets("slow/")).as("no fills start after the abort").isLessThanOrEqualTo(fetchedAtEnd);
+    } finally {
+      counter.clearFaults();
+    }
   }
 
   @Test
