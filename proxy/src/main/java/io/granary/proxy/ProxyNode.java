@@ -17,6 +17,8 @@ import io.granary.common.membership.ClusterJoiner;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
+import io.granary.common.metrics.MetricsHandler;
+import io.granary.common.metrics.NodeMetrics;
 import io.granary.proxy.http.ProxyRouter;
 import io.granary.proxy.jobs.ProxyJobRoutes;
 import io.granary.proxy.jobs.ProxyJobs;
@@ -106,8 +108,11 @@ public final class ProxyNode implements AutoCloseable {
     ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx), jobs);
     HttpServer server;
     try {
-      server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
-          (int) cfg.idleTimeout().toSeconds(), true);
+      // Prometheus metrics (io.granary.common.metrics): GET /metrics, answered before authentication and S3 routing
+      NodeMetrics metrics = new NodeMetrics(id);
+      metrics.clusterMap(holder);
+      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, transport, workers,
+          (int) cfg.idleTimeout().toSeconds(), true, metrics.requests());
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       control.close();

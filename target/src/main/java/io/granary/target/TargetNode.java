@@ -11,6 +11,9 @@ import io.granary.common.membership.ClusterJoiner;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
+import io.granary.common.metrics.MetricsHandler;
+import io.granary.common.metrics.NodeMetrics;
+import io.granary.target.metrics.TargetMetrics;
 import io.granary.target.coldget.CachingObjectHandlers;
 import io.granary.target.coldget.ColdObjects;
 import io.granary.target.http.ObjectHandlers;
@@ -137,8 +140,10 @@ public final class TargetNode implements AutoCloseable {
         new TargetJobRoutes(jobs));
     HttpServer server;
     try {
-      server = HttpServer.start(cfg.host(), cfg.port(), router, id, transport, workers,
-          (int) cfg.idleTimeout().toSeconds());
+      // Prometheus metrics (io.granary.target.metrics): GET /metrics, answered before the router's signature check
+      NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold.stats(), space, mps);
+      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, transport, workers,
+          (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       disk.close();

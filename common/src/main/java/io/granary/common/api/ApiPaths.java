@@ -10,6 +10,8 @@ public final class ApiPaths {
   public static final String BUCKETS = "/v1/buckets";
   public static final String BUCKETS_SLASH = "/v1/buckets/";
   public static final String OBJECTS = "/v1/objects/";
+  /** Prometheus metrics (not under /v1: the path scrapers expect). */
+  public static final String METRICS = "/metrics";
 
   private ApiPaths() {}
 }

@@ -42,6 +42,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   private final Router router;
   private final String nodeId;
+  private final ExchangeListener listener;
 
   private HttpExchange current;
   private RequestHandler handler;
@@ -51,8 +52,14 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private boolean inputShutdown;
 
   public HttpDispatcher(Router router, String nodeId) {
+    this(router, nodeId, ExchangeListener.NONE);
+  }
+
+  /** @param listener told of every answered request (metrics) */
+  public HttpDispatcher(Router router, String nodeId, ExchangeListener listener) {
     this.router = router;
     this.nodeId = nodeId;
+    this.listener = listener;
   }
 
   @Override
@@ -148,6 +155,11 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   /** Called by the exchange on the event loop when its answer has been written (or failed to). */
   void responseDone(HttpExchange ex, boolean success) {
+    try {
+      listener.completed(ex.method(), ex.status(), ex.elapsedNanos(), ex.bodyBytes(), ex.responseBytes());
+    } catch (RuntimeException e) {
+      log.debug("node={} request listener failed: {}", nodeId, e.toString());
+    }
     if (ex != current) {
       return;
     }

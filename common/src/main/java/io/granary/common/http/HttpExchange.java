@@ -67,6 +67,9 @@ public final class HttpExchange {
   private boolean responseKeepAlive;
   private boolean lingerAfterResponse;
   private long bodyBytes;
+  private final long startNanos = System.nanoTime(); // for the request duration metric
+  private int status; // the status sent, once the answer has started
+  private long responseBytes; // body bytes handed to Netty
 
   HttpExchange(ChannelHandlerContext ctx, HttpRequest request, HttpDispatcher dispatcher, String nodeId, RequestPath path) {
     this.ctx = ctx;
@@ -152,6 +155,7 @@ public final class HttpExchange {
         response.release();
         return;
       }
+      responseBytes += response.content().readableBytes();
       ctx.writeAndFlush(response).addListener(f -> finished(f.isSuccess(), f.cause()));
     });
   }
@@ -211,6 +215,7 @@ public final class HttpExchange {
       }
       ctx.write(head);
       if (body) {
+        responseBytes += length;
         ctx.write(new DefaultFileRegion(file, offset, length));
       } else {
         closeQuietly(file);
@@ -243,6 +248,7 @@ public final class HttpExchange {
    * Event loop only.
    */
   public ChannelFuture streamContent(HttpContent content) {
+    responseBytes += content.content().readableBytes();
     return ctx.write(content);
   }
 
@@ -252,6 +258,7 @@ public final class HttpExchange {
    * only.
    */
   public ChannelFuture streamFileRegion(FileChannel file, long position, long count) {
+    responseBytes += count;
     return ctx.writeAndFlush(new BorrowedFileRegion(file, position, count));
   }
 
@@ -262,6 +269,7 @@ public final class HttpExchange {
 
   /** Ends a streamed answer with {@code last} (ownership passes to Netty). Event loop only. */
   public void endStream(LastHttpContent last) {
+    responseBytes += last.content().readableBytes();
     ctx.writeAndFlush(last).addListener(f -> finished(f.isSuccess(), f.cause()));
   }
 
@@ -365,6 +373,7 @@ public final class HttpExchange {
       return false;
     }
     responseStarted = true;
+    status = response.status().code();
     // A response sent before the body arrived ends the connection: after an unanswered Expect the client
     // sends no body, otherwise the rest of the body is drained and dropped (see HttpDispatcher). A request
     // without a body is complete once its head is here, even if the decoder's empty last chunk is still due.
@@ -383,6 +392,21 @@ public final class HttpExchange {
 
   boolean responseStarted() {
     return responseStarted;
+  }
+
+  /** The status sent. Event loop only, once the answer has started. */
+  int status() {
+    return status;
+  }
+
+  /** Nanoseconds since the request head arrived. */
+  long elapsedNanos() {
+    return System.nanoTime() - startNanos;
+  }
+
+  /** Body bytes of the answer handed to Netty so far. Event loop only. */
+  long responseBytes() {
+    return responseBytes;
   }
 
   boolean responseDone() {

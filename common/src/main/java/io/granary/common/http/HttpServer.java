@@ -51,12 +51,19 @@ public final class HttpServer implements AutoCloseable {
     return start(host, port, router, nodeId, transport, workers, idleSeconds, false);
   }
 
+  public static HttpServer start(String host, int port, Router router, String nodeId, Transport transport,
+      EventLoopGroup workers, int idleSeconds, boolean spliceable) throws InterruptedException {
+    return start(host, port, router, nodeId, transport, workers, idleSeconds, spliceable, ExchangeListener.NONE);
+  }
+
   /**
    * @param spliceable whether client connections must be able to take bytes spliced from another connection
    *     (a proxy's relay), see {@link Transport#spliceable(ServerBootstrap)}
+   * @param listener told of every answered request (request metrics), on the event loop
    */
   public static HttpServer start(String host, int port, Router router, String nodeId, Transport transport,
-      EventLoopGroup workers, int idleSeconds, boolean spliceable) throws InterruptedException {
+      EventLoopGroup workers, int idleSeconds, boolean spliceable, ExchangeListener listener)
+      throws InterruptedException {
     EventLoopGroup boss = transport.newGroup(1, "http-accept");
     ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
@@ -74,7 +81,7 @@ public final class HttpServer implements AutoCloseable {
             ch.pipeline()
                 .addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADER_SIZE, MAX_CHUNK_SIZE))
                 .addLast("idle", new IdleStateHandler(true, 0, 0, idleSeconds, TimeUnit.SECONDS))
-                .addLast("dispatch", new HttpDispatcher(router, nodeId));
+                .addLast("dispatch", new HttpDispatcher(router, nodeId, listener));
           }
         });
     if (spliceable) {

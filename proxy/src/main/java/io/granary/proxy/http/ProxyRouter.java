@@ -33,6 +33,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * PUT    /v1/cluster/nodes/ID                     set a node's state       (primary; others forward)
  * PUT    /v1/metasync                             metadata push            (non-primary proxies)
  * GET    /v1/health                               liveness
+ * GET    /metrics                                 Prometheus metrics, answered before this router (MetricsHandler)
  * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID, POST /v1/jobs/ID/retry   prefetch jobs (docs/jobs.md)
  * </pre>
  */

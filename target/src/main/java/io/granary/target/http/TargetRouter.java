@@ -30,6 +30,7 @@ import io.netty.handler.codec.http.HttpMethod;
  * PUT  /v1/metasync                                cluster metadata pushed by the primary
  * GET  /v1/cluster/map                             the cluster map this target holds
  * GET  /v1/health                                  liveness
+ * GET  /metrics                                    Prometheus metrics, answered before this router (MetricsHandler)
  * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID        prefetch jobs, from proxies (io.granary.target.jobs)
  * </pre>
  */

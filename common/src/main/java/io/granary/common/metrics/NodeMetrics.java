@@ -1,0 +1,68 @@
+package io.granary.common.metrics;
+
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Labels;
+import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The metrics of one node: its own {@link PrometheusRegistry} (never the global default one, since several nodes
+ * share a JVM in tests), the request metrics the HTTP dispatcher records, and callback metrics that read the
+ * node's existing counters at scrape time. Every metric carries the constant label {@code node}. Names follow the
+ * Prometheus conventions: {@code granary_} prefix, base units, {@code _total} on counters; see docs/metrics.md.
+ */
+public final class NodeMetrics {
+  private final String nodeId;
+  private final Labels nodeLabel;
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final RequestMetrics requests;
+
+  public NodeMetrics(String nodeId) {
+    this.nodeId = nodeId;
+    this.nodeLabel = Labels.of("node", nodeId);
+    this.requests = new RequestMetrics(registry, nodeLabel);
+  }
+
+  public String nodeId() {
+    return nodeId;
+  }
+
+  public PrometheusRegistry registry() {
+    return registry;
+  }
+
+  /** The listener to give the node's HTTP server. */
+  public RequestMetrics requests() {
+    return requests;
+  }
+
+  /** A gauge read from {@code value} at each scrape. {@code name} without the {@code granary_} prefix. */
+  public void gauge(String name, String help, DoubleSupplier value) {
+    GaugeWithCallback.builder().name("granary_" + name).help(help).constLabels(nodeLabel)
+        .callback(cb -> cb.call(value.getAsDouble())).register(registry);
+  }
+
+  /** A gauge with labels, filled by {@code callback} at each scrape. */
+  public void gauge(String name, String help, String[] labelNames, Consumer<GaugeWithCallback.Callback> callback) {
+    GaugeWithCallback.builder().name("granary_" + name).help(help).constLabels(nodeLabel).labelNames(labelNames)
+        .callback(callback).register(registry);
+  }
+
+  /**
+   * A counter read from {@code value} (a monotonic count kept elsewhere) at each scrape. {@code name} without the
+   * {@code granary_} prefix and without {@code _total}, which the exposition adds.
+   */
+  public void counter(String name, String help, DoubleSupplier value) {
+    CounterWithCallback.builder().name("granary_" + name).help(help).constLabels(nodeLabel)
+        .callback(cb -> cb.call(value.getAsDouble())).register(registry);
+  }
+
+  /** {@code granary_cluster_map_version}: the version of the cluster map this node holds (0 before it has one). */
+  public void clusterMap(ClusterMetadataHolder holder) {
+    gauge("cluster_map_version", "Version of the cluster map this node holds (0: none yet)",
+        () -> holder.snapshot().map(s -> (double) s.map().version()).orElse(0.0));
+  }
+}
