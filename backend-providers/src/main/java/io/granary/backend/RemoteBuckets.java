@@ -1,6 +1,7 @@
 package io.granary.backend;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.Provider;
 import io.granary.clustermap.bucket.RemoteBackend;
 import java.net.URI;
 import java.nio.file.Path;
@@ -15,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * as many as distinct settings.
  */
 public final class RemoteBuckets implements AutoCloseable {
-  private record Key(io.granary.clustermap.bucket.Provider provider, RemoteBackend settings) {
+  private record Key(Provider provider, RemoteBackend settings) {
   }
 
   private final Map<Key, Backend> open = new ConcurrentHashMap<>();

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -71,7 +72,7 @@ public final class FakeGcsServer implements AutoCloseable {
   }
 
   /** Starts on a free port with objects stored under {@code dataDir}. */
-  public static FakeGcsServer start(Path dataDir) throws java.io.IOException {
+  public static FakeGcsServer start(Path dataDir) throws IOException {
     return new FakeGcsServer(dataDir);
   }
 
@@ -85,7 +86,7 @@ public final class FakeGcsServer implements AutoCloseable {
   }
 
   /** Stores an object directly (a new generation), as a seeding shortcut. */
-  public void putObject(String bucket, String name, byte[] content, String contentType) throws java.io.IOException {
+  public void putObject(String bucket, String name, byte[] content, String contentType) throws IOException {
     putObject(bucket, name, content, contentType, Map.of());
   }
 
@@ -104,7 +105,7 @@ public final class FakeGcsServer implements AutoCloseable {
   }
 
   /** Replaces an object's stored bytes without changing its md5Hash/crc32c metadata: corruption at rest. */
-  public void corruptObject(String bucket, String name) throws java.io.IOException {
+  public void corruptObject(String bucket, String name) throws IOException {
     store.corrupt(bucket, name);
   }
 
@@ -208,7 +209,7 @@ public final class FakeGcsServer implements AutoCloseable {
       case "PATCH", "PUT" -> {
         var body = GcsJson.MAPPER.readTree(ex.body());
         GcsObject current = store.get(bucket, name, null);
-        Map<String, String> meta = new java.util.LinkedHashMap<>(current.metadata());
+        Map<String, String> meta = new LinkedHashMap<>(current.metadata());
         var m = body.get("metadata");
         if (m != null && m.isObject()) {
           m.properties().forEach(e -> {

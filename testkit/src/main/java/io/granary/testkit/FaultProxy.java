@@ -111,7 +111,7 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /** Starts a proxy in front of {@code upstream} on a free loopback port. */
-  public static FaultProxy start(URI upstream) throws java.io.IOException {
+  public static FaultProxy start(URI upstream) throws IOException {
     return new FaultProxy(upstream);
   }
 

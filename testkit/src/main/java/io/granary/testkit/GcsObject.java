@@ -1,7 +1,9 @@
 package io.granary.testkit;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.Map;
 
 /** One stored generation of a fake GCS object: its metadata, and the file holding its bytes. */
@@ -21,8 +23,8 @@ record GcsObject(
 
   /** GCS etags are opaque; this one changes with every generation and metageneration. */
   String etag() {
-    return java.util.Base64.getEncoder()
-        .encodeToString(("g" + generation + "m" + metageneration).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    return Base64.getEncoder()
+        .encodeToString(("g" + generation + "m" + metageneration).getBytes(StandardCharsets.US_ASCII));
   }
 
   GcsObject withMetadata(String newContentType, Map<String, String> newMetadata, Instant now) {

@@ -2,11 +2,13 @@ package io.granary.testkit;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -208,8 +210,8 @@ final class GcsStore {
     String afterName = null;
     String afterPrefix = null;
     if (pageToken != null && !pageToken.isEmpty()) {
-      String token = new String(java.util.Base64.getUrlDecoder().decode(pageToken),
-          java.nio.charset.StandardCharsets.UTF_8);
+      String token = new String(Base64.getUrlDecoder().decode(pageToken),
+          StandardCharsets.UTF_8);
       if (token.startsWith("p:")) {
         afterPrefix = token.substring(2);
       } else {
@@ -262,7 +264,7 @@ final class GcsStore {
   }
 
   private static String token(String kind, String key) {
-    return java.util.Base64.getUrlEncoder().withoutPadding()
-        .encodeToString((kind + key).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder().withoutPadding()
+        .encodeToString((kind + key).getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -1,9 +1,12 @@
 package io.granary.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -128,7 +131,7 @@ final class GcsUploads {
     }
     synchronized (s) {
       if (s.done != null) {
-        ex.body().transferTo(java.io.OutputStream.nullOutputStream());
+        ex.body().transferTo(OutputStream.nullOutputStream());
         ex.json(200, GcsJson.object(s.done, ex.base));
         return;
       }
@@ -151,7 +154,7 @@ final class GcsUploads {
         // A retried chunk may overlap bytes already persisted; they are skipped, as GCS does.
         in.skipNBytes(s.staging.size() - first);
         s.staging.append(in);
-      } catch (java.io.EOFException shortRetry) {
+      } catch (EOFException shortRetry) {
         // The whole chunk was already persisted.
       }
       if (range == null) {
@@ -199,7 +202,7 @@ final class GcsUploads {
   /** {@code x-goog-hash: crc32c=...,md5=...}: [md5, crc32c], either null. */
   private static String[] xGoogHash(GcsExchange ex) {
     String[] out = new String[2];
-    for (String value : ex.http.getRequestHeaders().getOrDefault("x-goog-hash", java.util.List.of())) {
+    for (String value : ex.http.getRequestHeaders().getOrDefault("x-goog-hash", List.of())) {
       for (String part : value.split(",")) {
         String p = part.trim();
         if (p.startsWith("md5=")) {

@@ -1,6 +1,7 @@
 package io.granary.testkit;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,7 @@ final class HttpHead {
         if (buf.size() == 0) {
           return null;
         }
-        throw new java.io.EOFException("connection closed inside an HTTP head");
+        throw new EOFException("connection closed inside an HTTP head");
       }
       if (buf.size() == 0 && (b == '\r' || b == '\n')) {
         continue; // Stray line ends between messages are allowed (RFC 9112 2.2).

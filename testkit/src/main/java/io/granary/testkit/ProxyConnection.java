@@ -2,6 +2,7 @@ package io.granary.testkit;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -79,7 +80,7 @@ final class ProxyConnection implements Runnable {
     do {
       response = HttpHead.read(serverIn);
       if (response == null) {
-        throw new java.io.EOFException("upstream closed before answering");
+        throw new EOFException("upstream closed before answering");
       }
       if (response.status() / 100 == 1 && response.status() != 101) {
         out.write(response.raw); // Interim answers pass through.
@@ -95,7 +96,7 @@ final class ProxyConnection implements Runnable {
     try {
       serverIn.mark(1);
       if (serverIn.read() < 0) {
-        throw new java.io.EOFException("upstream closed before answering");
+        throw new EOFException("upstream closed before answering");
       }
       serverIn.reset();
     } catch (SocketTimeoutException quiet) {

@@ -177,7 +177,7 @@ public final class S3ProxyServer implements AutoCloseable {
   }
 
   /** Writes an AWS shared-credentials file with this server's keys under profile {@code default}. */
-  public Path writeCredentialsFile(Path file) throws java.io.IOException {
+  public Path writeCredentialsFile(Path file) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);

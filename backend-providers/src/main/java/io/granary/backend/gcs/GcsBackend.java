@@ -17,6 +17,7 @@ import io.granary.backend.RemoteObject;
 import io.granary.backend.RemotePage;
 import io.granary.backend.RemoteRead;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -141,7 +142,7 @@ public final class GcsBackend implements Backend {
       info.setMd5(Base64.getEncoder().encodeToString(HexFormat.of().parseHex(attributes.md5Hex())));
       options.add(BlobWriteOption.md5Match());
     }
-    if (!java.nio.file.Files.isReadable(file)) {
+    if (!Files.isReadable(file)) {
       throw new BackendException(Kind.OTHER, 0, "PUT gs://" + bucket + "/" + key + ": cannot read " + file);
     }
     try {

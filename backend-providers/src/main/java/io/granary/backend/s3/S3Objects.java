@@ -2,6 +2,7 @@ package io.granary.backend.s3;
 
 import io.granary.backend.RemoteObject;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -20,7 +21,7 @@ final class S3Objects {
 
   /** A single-part upload's ETag is the content MD5; a multipart one ({@code hex-N}) is not. */
   static String md5Of(String etag) {
-    return etag != null && MD5_HEX.matcher(etag).matches() ? etag.toLowerCase(java.util.Locale.ROOT) : null;
+    return etag != null && MD5_HEX.matcher(etag).matches() ? etag.toLowerCase(Locale.ROOT) : null;
   }
 
   static String unquote(String etag) {

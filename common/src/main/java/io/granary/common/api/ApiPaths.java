@@ -10,8 +10,15 @@ public final class ApiPaths {
   public static final String BUCKETS = "/v1/buckets";
   public static final String BUCKETS_SLASH = "/v1/buckets/";
   public static final String OBJECTS = "/v1/objects/";
+  public static final String JOBS = "/v1/jobs";
+  public static final String JOBS_SLASH = "/v1/jobs/";
   /** Prometheus metrics (not under /v1: the path scrapers expect). */
   public static final String METRICS = "/metrics";
 
   private ApiPaths() {}
+
+  /** Whether {@code rawPath} is a job endpoint ({@code /v1/jobs} or below it), on proxies and targets alike. */
+  public static boolean isJobs(String rawPath) {
+    return rawPath.equals(JOBS) || rawPath.startsWith(JOBS_SLASH);
+  }
 }

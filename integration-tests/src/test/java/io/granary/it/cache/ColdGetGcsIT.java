@@ -9,9 +9,13 @@ import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
 import io.granary.testkit.FakeGcsServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -64,11 +68,11 @@ class ColdGetGcsIT {
     try {
       Http.Reply r = RemoteBuckets.get(cluster, "gcp", BUCKET, "bad/rotten.bin", null);
       assertThat(r.status()).isGreaterThanOrEqualTo(500);
-    } catch (java.io.IOException cutShort) {
+    } catch (IOException cutShort) {
       // the body was cut before its last byte: the client never had the corrupt object whole
     }
     Http.Reply cached = Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET + "?provider=gcp&cached=true");
-    List<String> names = new java.util.ArrayList<>();
+    List<String> names = new ArrayList<>();
     for (JsonNode e : ClusterJson.mapper().readTree(cached.body()).path("entries")) {
       names.add(e.path("name").asText());
     }
@@ -78,9 +82,9 @@ class ColdGetGcsIT {
   @Test
   void put_isWrittenThroughToGcs_andDeleteRemovesItThere() throws Exception {
     byte[] data = Content.bytes(33, 700_000);
-    Http.Reply put = Http.send(Http.FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+    Http.Reply put = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(
         RemoteBuckets.objectUrl(cluster, "gcp", BUCKET, "wt/object.bin", null)))
-        .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(data)));
+        .PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
     assertThat(put.status()).as(put.bodyText()).isEqualTo(200);
     assertThat(gcs.generation(BUCKET, "wt/object.bin")).isPositive();
     Http.Reply atGcs = Http.get(gcs.endpoint() + "/download/storage/v1/b/" + BUCKET + "/o/wt%2Fobject.bin?alt=media");
@@ -88,7 +92,7 @@ class ColdGetGcsIT {
     assertThat(RemoteBuckets.get(cluster, "gcp", BUCKET, "wt/object.bin", null).body()).isEqualTo(data);
     assertThat(gcs.downloads(BUCKET, "wt/object.bin")).as("served from the cache").isEqualTo(1);
 
-    Http.Reply del = Http.send(Http.FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+    Http.Reply del = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(
         RemoteBuckets.objectUrl(cluster, "gcp", BUCKET, "wt/object.bin", null))).DELETE());
     assertThat(del.status()).isEqualTo(204);
     assertThat(gcs.generation(BUCKET, "wt/object.bin")).isEqualTo(-1);

@@ -10,6 +10,7 @@ import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
 import io.granary.testkit.FaultProxy;
 import io.granary.testkit.S3ProxyServer;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,11 +18,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,6 +34,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * A cluster caching an S3 bucket of a real S3 server (S3Proxy in its own JVM), reached through a fault-injecting
@@ -145,7 +149,7 @@ class ColdGetS3IT {
     Http.Reply r = null;
     try {
       r = RemoteBuckets.get(cluster, "aws", BUCKET, "bad/corrupt.bin", null);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       failure = e; // the body was cut short
     }
     if (failure == null) {
@@ -198,7 +202,7 @@ class ColdGetS3IT {
     try {
       Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "flaky/stall.bin", null);
       assertThat(r.status()).isGreaterThanOrEqualTo(500);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       failure = e;
     }
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(29));
@@ -226,7 +230,7 @@ class ColdGetS3IT {
         BUCKET, "range/cold.bin", null))).header("Range", "bytes=5000000-5000999").GET());
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     assertThat(r.status()).isEqualTo(206);
-    assertThat(r.body()).isEqualTo(java.util.Arrays.copyOfRange(data, 5_000_000, 5_001_000));
+    assertThat(r.body()).isEqualTo(Arrays.copyOfRange(data, 5_000_000, 5_001_000));
     assertThat(took).isLessThan(Duration.ofSeconds(4));
   }
 
@@ -313,10 +317,10 @@ class ColdGetS3IT {
       assertThat(backend.getObjectAsBytes(b -> b.bucket(BUCKET).key("mp/big.bin")).asByteArray()).isEqualTo(whole);
       assertThat(cachedNames()).contains("mp/big.bin");
 
-      Throwable copy = org.assertj.core.api.Assertions.catchThrowable(() -> granary.copyObject(b -> b
+      Throwable copy = Assertions.catchThrowable(() -> granary.copyObject(b -> b
           .sourceBucket(BUCKET).sourceKey("mp/big.bin").destinationBucket(BUCKET).destinationKey("mp/copy.bin")));
-      assertThat(copy).isInstanceOf(software.amazon.awssdk.services.s3.model.S3Exception.class);
-      assertThat(((software.amazon.awssdk.services.s3.model.S3Exception) copy).statusCode()).isEqualTo(501);
+      assertThat(copy).isInstanceOf(S3Exception.class);
+      assertThat(((S3Exception) copy).statusCode()).isEqualTo(501);
     }
   }
 

@@ -11,11 +11,13 @@ import io.granary.it.support.TestCluster;
 import io.granary.testkit.FaultProxy;
 import io.granary.testkit.S3ProxyServer;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -136,7 +138,7 @@ class PrefetchIT {
   void aRunningJob_isAbortedPromptly_andStopsFetching() throws Exception {
     // Each backend GET of these objects stalls 1.5 s; one fill at a time per target keeps the job running.
     counter.inject(r -> r.method().equals("GET") && r.pathAndQuery().startsWith("/" + BUCKET + "/slow/"),
-        new FaultProxy.Fault.Stall(java.time.Duration.ofMillis(1500), 0), -1);
+        new FaultProxy.Fault.Stall(Duration.ofMillis(1500), 0), -1);
     try {
       String id = post("{\"kind\":\"prefetch\",\"bucket\":\"s3://" + BUCKET
           + "\",\"prefix\":\"slow/\",\"concurrency\":1}").path("id").asText();
@@ -193,7 +195,7 @@ class PrefetchIT {
     Thread reader = new Thread(() -> {
       try {
         p.getInputStream().transferTo(out);
-      } catch (java.io.IOException ignored) {
+      } catch (IOException ignored) {
         // process ended
       }
     });

@@ -2,22 +2,28 @@ package io.granary.it.cache;
 
 import io.granary.it.support.Http;
 import io.granary.it.support.TestCluster;
+import io.granary.testkit.S3ProxyServer;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /** Registers remote buckets and reads their objects through a test cluster's native API. */
 final class RemoteBuckets {
   private RemoteBuckets() {}
 
   /** A client of the S3Proxy server itself, to seed and inspect the remote side. */
-  static software.amazon.awssdk.services.s3.S3Client backendClient(io.granary.testkit.S3ProxyServer s3proxy) {
-    return software.amazon.awssdk.services.s3.S3Client.builder().endpointOverride(s3proxy.endpoint())
-        .region(software.amazon.awssdk.regions.Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
-                io.granary.testkit.S3ProxyServer.ACCESS_KEY, io.granary.testkit.S3ProxyServer.SECRET_KEY)))
+  static S3Client backendClient(S3ProxyServer s3proxy) {
+    return S3Client.builder().endpointOverride(s3proxy.endpoint())
+        .region(Region.US_EAST_1).forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(
+                S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
         .build();
   }
 
@@ -29,7 +35,7 @@ final class RemoteBuckets {
   }
 
   /** An S3 bucket behind {@code endpoint} with an AWS credentials file. */
-  static String s3Props(URI endpoint, java.nio.file.Path credentials, String ttl, boolean sync) {
+  static String s3Props(URI endpoint, Path credentials, String ttl, boolean sync) {
     return "{\"backend\":{\"endpoint\":\"" + endpoint + "\",\"pathStyle\":true,\"credentialsFile\":\""
         + credentials.toAbsolutePath() + "\"},\"freshness\":{\"ttl\":\"" + ttl + "\",\"sync\":" + sync + "}}";
   }

@@ -3,6 +3,7 @@ package io.granary.loader.protocol;
 import io.granary.loader.LoaderException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -69,7 +70,7 @@ final class JdkHttp {
   }
 
   private static final class OutputStreamHolder {
-    static final java.io.OutputStream NULL = java.io.OutputStream.nullOutputStream();
+    static final OutputStream NULL = OutputStream.nullOutputStream();
   }
 
   /** The one-line reason a probe of {@code endpoint} failed to get any answer. */

@@ -2,6 +2,7 @@ package io.granary.loader.protocol;
 
 import io.granary.loader.LoaderException;
 import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ public final class S3ObjectClient implements ObjectClient {
       while (root.getCause() != null) {
         root = root.getCause();
       }
-      throw new LoaderException("cannot reach " + endpoint + ": " + (root instanceof java.net.ConnectException
+      throw new LoaderException("cannot reach " + endpoint + ": " + (root instanceof ConnectException
           ? "connection refused" : root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage()));
     }
   }

@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -67,7 +69,7 @@ public final class ResultJson {
     JsonNode root;
     try {
       root = MAPPER.readTree(file.toFile());
-    } catch (NoSuchFileException | java.io.FileNotFoundException e) {
+    } catch (NoSuchFileException | FileNotFoundException e) {
       throw new IllegalArgumentException("no such file: " + file);
     } catch (IOException e) {
       throw new IllegalArgumentException(file + " is not JSON: " + e.getMessage().lines().findFirst().orElse(""));
@@ -78,7 +80,7 @@ public final class ResultJson {
     double duration = root.path("duration_s").asDouble();
     Map<String, OpSummary> ops = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> e : root.properties()) {
-      if (!e.getValue().isObject() || java.util.Arrays.asList(META).contains(e.getKey())) {
+      if (!e.getValue().isObject() || Arrays.asList(META).contains(e.getKey())) {
         continue;
       }
       JsonNode o = e.getValue();
@@ -96,7 +98,7 @@ public final class ResultJson {
   static String encode(Histogram h) {
     ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
     int n = h.encodeIntoCompressedByteBuffer(buf);
-    return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n));
+    return Base64.getEncoder().encodeToString(Arrays.copyOf(buf.array(), n));
   }
 
   static Histogram decode(Path file, String base64) {

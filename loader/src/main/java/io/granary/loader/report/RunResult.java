@@ -1,8 +1,10 @@
 package io.granary.loader.report;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What a run (or several merged runs) produced: a summary per operation plus what was run.
@@ -16,7 +18,7 @@ public record RunResult(double durationSeconds, Map<String, OpSummary> ops, Stri
     int loaders, int workers) {
 
   public RunResult {
-    ops = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ops));
+    ops = Collections.unmodifiableMap(new LinkedHashMap<>(ops));
   }
 
   /** Combines loaders that ran at the same time, against the same cluster. */
@@ -35,8 +37,8 @@ public record RunResult(double durationSeconds, Map<String, OpSummary> ops, Stri
       r.ops().forEach((k, v) -> ops.merge(k, v, OpSummary::merge));
       loaders += r.loaders();
       workers += r.workers();
-      protocol = java.util.Objects.equals(protocol, r.protocol()) ? protocol : "mixed";
-      bucket = java.util.Objects.equals(bucket, r.bucket()) ? bucket : "mixed";
+      protocol = Objects.equals(protocol, r.protocol()) ? protocol : "mixed";
+      bucket = Objects.equals(bucket, r.bucket()) ? bucket : "mixed";
     }
     // Throughput is over the longest run: the loaders' bytes all moved within it.
     double d = duration;

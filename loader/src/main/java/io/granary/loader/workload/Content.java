@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The bytes of the objects the loader PUTs: a pure function of (object seed, position), so a PUT streams them
@@ -60,7 +61,7 @@ public final class Content {
     while (done < len) {
       int n = Math.min(scratch.length, len - done);
       fill(seed, pos + done, scratch, 0, n);
-      if (!java.util.Arrays.equals(buf, off + done, off + done + n, scratch, 0, n)) {
+      if (!Arrays.equals(buf, off + done, off + done + n, scratch, 0, n)) {
         return false;
       }
       done += n;

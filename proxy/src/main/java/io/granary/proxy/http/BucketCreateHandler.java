@@ -3,6 +3,7 @@ package io.granary.proxy.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.Provider;
+import io.granary.clustermap.bucket.RemoteBackend;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.exec.BoundedExecutor;
@@ -40,7 +41,7 @@ final class BucketCreateHandler extends JsonRequestHandler {
     AdminCall.run(ex, control, HttpResponseStatus.CREATED, () -> {
       if (bucket.provider() != Provider.AIS) {
         RemoteProbe.check(bucket, spec.backend() == null
-            ? new io.granary.clustermap.bucket.RemoteBackend(null, null, false, null, null, false) : spec.backend());
+            ? new RemoteBackend(null, null, false, null, null, false) : spec.backend());
       }
       ClusterMetadata md = authority.createBucket(bucket, spec.checksumFor(bucket.provider()), spec.backend(),
           spec.freshness());

@@ -3,10 +3,13 @@ package io.granary.proxy.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.clustermap.bucket.Freshness;
+import io.granary.clustermap.bucket.Provider;
 import io.granary.clustermap.bucket.RemoteBackend;
 import io.granary.common.error.BadRequestException;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The JSON body of {@code POST /v1/buckets/BUCKET}: {@code {"checksum":"md5"}} for a local bucket; for a remote
@@ -17,7 +20,7 @@ import java.util.Set;
  */
 record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshness) {
   /** The checksum to store objects with: the one asked for, else the provider's (see above). */
-  ChecksumType checksumFor(io.granary.clustermap.bucket.Provider provider) {
+  ChecksumType checksumFor(Provider provider) {
     if (checksum != null) {
       return checksum;
     }
@@ -73,7 +76,7 @@ record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshn
 
   /** {@code never} or {@code -1}: -1; otherwise a number with an optional unit s, m, h or d. */
   static long ttlSeconds(String ttl) {
-    String t = ttl.trim().toLowerCase(java.util.Locale.ROOT);
+    String t = ttl.trim().toLowerCase(Locale.ROOT);
     if (t.equals("never") || t.equals("-1")) {
       return -1;
     }
@@ -107,7 +110,7 @@ record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshn
       String f = it.next();
       if (!allowed.contains(f)) {
         throw BadRequestException.invalidArgument("unknown field '" + f + "' in " + what + "; known: "
-            + String.join(", ", new java.util.TreeSet<>(allowed)));
+            + String.join(", ", new TreeSet<>(allowed)));
       }
     }
   }

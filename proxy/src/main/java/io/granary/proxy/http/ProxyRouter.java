@@ -115,7 +115,7 @@ public final class ProxyRouter implements Router {
         return primary() ? new BucketDeleteHandler(cluster, ctx.authority(), ctx.pusher(), ctx.lister(), ctx.control())
             : forward();
       }
-    } else if (jobs != null && ProxyJobRoutes.matches(path)) { // any proxy serves jobs: targets hold their state
+    } else if (jobs != null && ApiPaths.isJobs(path)) { // any proxy serves jobs: targets hold their state
       return jobs.route(ex);
     } else if (path.equals(ApiPaths.HEALTH)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {

@@ -8,6 +8,7 @@ import io.granary.common.http.RequestPath;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /** {@link TargetJobClient} over the signed {@link ControlClient}. */
 final class ControlTargetJobClient implements TargetJobClient {
@@ -56,7 +57,7 @@ final class ControlTargetJobClient implements TargetJobClient {
           && "NoSuchJob".equals(rce.error().code())) {
         return Optional.empty();
       }
-      throw err instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(err);
+      throw err instanceof RuntimeException re ? re : new CompletionException(err);
     });
   }
 }

@@ -1,6 +1,7 @@
 package io.granary.proxy.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.MethodNotAllowedException;
@@ -29,19 +30,14 @@ import java.util.function.Supplier;
  * Handlers only start fan-outs and answer when they complete, so the event loop never waits.
  */
 public final class ProxyJobRoutes {
-  public static final String JOBS = "/v1/jobs";
-  private static final String JOBS_SLASH = JOBS + "/";
+  private static final String JOBS = ApiPaths.JOBS;
+  private static final String JOBS_SLASH = ApiPaths.JOBS_SLASH;
   private static final String RETRY = "/retry";
 
   private final ProxyJobs jobs;
 
   public ProxyJobRoutes(ProxyJobs jobs) {
     this.jobs = jobs;
-  }
-
-  /** Whether {@code rawPath} is a job endpoint. */
-  public static boolean matches(String rawPath) {
-    return rawPath.equals(JOBS) || rawPath.startsWith(JOBS_SLASH);
   }
 
   public RequestHandler route(HttpExchange ex) {

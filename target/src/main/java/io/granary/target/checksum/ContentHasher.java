@@ -2,6 +2,8 @@ package io.granary.target.checksum;
 
 import io.granary.clustermap.bucket.ChecksumType;
 import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 
 /**
  * A checksum computed incrementally over an object's bytes as they stream past. Not thread-safe; one per
@@ -23,8 +25,8 @@ public interface ContentHasher {
       case XXHASH64 -> new Xxh64Hasher(0);
       case MD5 -> new DigestHasher(ChecksumType.MD5, "MD5");
       case SHA256 -> new DigestHasher(ChecksumType.SHA256, "SHA-256");
-      case CRC32C -> new Crc32cHasher();
-      case CRC32 -> new Crc32Hasher();
+      case CRC32C -> new CrcHasher(ChecksumType.CRC32C, new CRC32C());
+      case CRC32 -> new CrcHasher(ChecksumType.CRC32, new CRC32());
       case SHA1 -> new DigestHasher(ChecksumType.SHA1, "SHA-1");
     };
   }

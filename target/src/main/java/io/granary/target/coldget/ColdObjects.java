@@ -2,16 +2,21 @@ package io.granary.target.coldget;
 
 import io.granary.backend.Backend;
 import io.granary.backend.BackendException;
+import io.granary.backend.PutAttributes;
 import io.granary.backend.RemoteObject;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.target.CacheConfig;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.backend.RemoteBuckets;
+import io.granary.target.meta.RemoteVersion;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -208,12 +213,12 @@ public final class ColdObjects implements CacheFiller {
       if (err == null) {
         return new FillResult(FillResult.Outcome.FETCHED, meta.size());
       }
-      Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+      Throwable cause = err instanceof CompletionException && err.getCause() != null
           ? err.getCause() : err;
       if (cause instanceof BackendException b && b.kind() == BackendException.Kind.NOT_FOUND) {
         return new FillResult(FillResult.Outcome.NOT_FOUND, 0);
       }
-      throw new java.util.concurrent.CompletionException(cause);
+      throw new CompletionException(cause);
     });
   }
 
@@ -222,11 +227,11 @@ public final class ColdObjects implements CacheFiller {
    * completed multipart uploads); returns {@code meta} recording the version the remote created. A remote failure
    * is thrown as the error the client should see; the caller then commits nothing.
    */
-  public ObjectMeta writeThrough(BucketProps bucket, String name, java.nio.file.Path file, ObjectMeta meta) {
+  public ObjectMeta writeThrough(BucketProps bucket, String name, Path file, ObjectMeta meta) {
     try {
       RemoteObject remote = remotes.backend(bucket).put(bucket.bucket().name(), name, file,
-          new io.granary.backend.PutAttributes(meta.size(), md5Of(meta), meta.contentType(), meta.userMeta()));
-      return meta.withRemote(new io.granary.target.meta.RemoteVersion(remote.etag(), remote.version(),
+          new PutAttributes(meta.size(), md5Of(meta), meta.contentType(), meta.userMeta()));
+      return meta.withRemote(new RemoteVersion(remote.etag(), remote.version(),
           remote.lastModified()));
     } catch (IOException | RuntimeException e) {
       throw RemoteErrors.toApi(bucket, name, e);
@@ -235,7 +240,7 @@ public final class ColdObjects implements CacheFiller {
 
   /** The content MD5 when the metadata knows it (an MD5 checksum, or a single-part S3 ETag), so the remote checks it. */
   private static String md5Of(ObjectMeta meta) {
-    if (meta.checksumType() == io.granary.clustermap.bucket.ChecksumType.MD5) {
+    if (meta.checksumType() == ChecksumType.MD5) {
       return meta.checksum();
     }
     String etag = meta.etag();

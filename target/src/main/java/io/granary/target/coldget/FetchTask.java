@@ -7,6 +7,7 @@ import io.granary.backend.RemoteRead;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.Provider;
 import io.granary.common.error.ChecksumMismatchException;
+import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.target.CacheConfig;
 import io.granary.target.meta.ObjectMeta;
@@ -14,6 +15,7 @@ import io.granary.target.meta.RemoteVersion;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.SpaceReservation;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -157,7 +159,7 @@ final class FetchTask implements Runnable {
       } catch (RuntimeException e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         // A helper the pool could not take is no failure: the chunks it would have read were read here.
-        if (failure == null && !(cause instanceof io.granary.common.error.ServiceUnavailableException)) {
+        if (failure == null && !(cause instanceof ServiceUnavailableException)) {
           failure = cause instanceof Exception ex ? ex : new IOException(cause);
           next.set(size);
         }
@@ -248,7 +250,7 @@ final class FetchTask implements Runnable {
       Thread.sleep(ms);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while backing off");
+      throw new InterruptedIOException("interrupted while backing off");
     }
   }
 }

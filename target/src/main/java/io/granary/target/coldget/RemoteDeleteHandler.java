@@ -30,7 +30,7 @@ final class RemoteDeleteHandler implements RequestHandler {
     ex.useErrorRenderer(api.errors());
     ObjectApi.ObjectRequest req = api.read(ex);
     if (!req.bucket().isRemote()) {
-      new ObjectDeleteHandler(api, cold.store(), disk).onRequest(ex);
+      new ObjectDeleteHandler(api, cold.store(), disk).serve(ex, req);
       return;
     }
     cold.pool().submit(() -> {

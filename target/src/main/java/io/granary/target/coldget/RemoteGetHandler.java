@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 
 /**
  * GET and HEAD of an object in any bucket: local buckets and current cached copies are served warm by
@@ -49,7 +50,7 @@ public final class RemoteGetHandler implements RequestHandler {
     ObjectApi.ObjectRequest req = api.read(ex);
     BucketProps bucket = req.bucket();
     if (!bucket.isRemote()) {
-      warm.onRequest(ex);
+      warm.serve(ex, req);
       return;
     }
     boolean latest = "true".equalsIgnoreCase(ex.queryParam("latest"));
@@ -79,7 +80,7 @@ public final class RemoteGetHandler implements RequestHandler {
   /** Serves the cached copy; if eviction took it since it was looked up, fetches it again. */
   private void warmOrCold(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
     try {
-      warm.onRequest(ex);
+      warm.serve(ex, req);
     } catch (ObjectNotFoundException evicted) {
       serveCold(ex, req);
     }
@@ -105,7 +106,7 @@ public final class RemoteGetHandler implements RequestHandler {
     }
     Fetch fetch = cold.join(bucket, req.name());
     if (fetch == null) { // committed a moment ago
-      warm.onRequest(ex);
+      warm.serve(ex, req);
       return;
     }
     fetch.started().whenComplete((object, err) -> ex.onLoop(() -> {
@@ -188,7 +189,7 @@ public final class RemoteGetHandler implements RequestHandler {
   }
 
   private static Throwable unwrap(Throwable t) {
-    return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 
   @Override

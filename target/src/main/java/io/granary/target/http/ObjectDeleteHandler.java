@@ -23,7 +23,11 @@ public final class ObjectDeleteHandler implements RequestHandler {
   @Override
   public void onRequest(HttpExchange ex) {
     ex.useErrorRenderer(api.errors());
-    ObjectApi.ObjectRequest req = api.read(ex);
+    serve(ex, api.read(ex));
+  }
+
+  /** Deletes the object already named by {@code req}. */
+  public void serve(HttpExchange ex, ObjectApi.ObjectRequest req) {
     disk.submit(() -> store.delete(req.bucket(), req.name())).whenComplete((deleted, err) -> {
       if (err != null) {
         ex.sendError(StorageErrors.of("deleting " + req.name(), ControlClient.cause(err)));

@@ -36,7 +36,11 @@ public final class ObjectGetHandler implements RequestHandler {
   @Override
   public void onRequest(HttpExchange ex) throws IOException {
     ex.useErrorRenderer(api.errors());
-    ObjectApi.ObjectRequest req = api.read(ex);
+    serve(ex, api.read(ex));
+  }
+
+  /** Answers a GET or HEAD of an object already named by {@code req} (a caller that has parsed the request). */
+  public void serve(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
     if (ex.method().equals(HttpMethod.HEAD)) {
       ObjectMeta meta = store.stat(req.bucket(), req.name());
       if (meta == null) {

@@ -107,7 +107,7 @@ public final class TargetRouter implements Router {
         return ex.queryParams().containsKey("uploads") ? new LocalUploadsHandler(cluster, multipart, disk)
             : new LocalListHandler(cluster, store, disk);
       }
-    } else if (jobs != null && TargetJobRoutes.matches(path)) { // prefetch jobs, from proxies
+    } else if (jobs != null && ApiPaths.isJobs(path)) { // prefetch jobs, from proxies
       return jobs.route(ex);
     } else if (path.equals(ApiPaths.HEALTH)) {
       if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {

@@ -2,6 +2,7 @@ package io.granary.target.jobs;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.granary.clustermap.ClusterJson;
+import io.granary.common.api.ApiPaths;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.http.HttpExchange;
@@ -9,6 +10,7 @@ import io.granary.common.http.RequestHandler;
 import io.granary.common.http.SmallBodyHandler;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
 
 /**
  * The target's internal job endpoints, called by proxies (cluster-signed like every target request):
@@ -23,8 +25,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * All of it is in-memory and quick, so it runs on the event loop.
  */
 public final class TargetJobRoutes {
-  public static final String JOBS = "/v1/jobs";
-  private static final String JOBS_SLASH = JOBS + "/";
+  private static final String JOBS = ApiPaths.JOBS;
+  private static final String JOBS_SLASH = ApiPaths.JOBS_SLASH;
   /** Larger than the proxy's 1 MiB: a retry sends the failed names of every target at once. */
   static final int MAX_SPEC_BYTES = 8 * 1024 * 1024;
 
@@ -32,11 +34,6 @@ public final class TargetJobRoutes {
 
   public TargetJobRoutes(TargetJobs jobs) {
     this.jobs = jobs;
-  }
-
-  /** Whether {@code rawPath} is a job endpoint. */
-  public static boolean matches(String rawPath) {
-    return rawPath.equals(JOBS) || rawPath.startsWith(JOBS_SLASH);
   }
 
   public RequestHandler route(HttpExchange ex) {
@@ -71,7 +68,7 @@ public final class TargetJobRoutes {
         spec = ClusterJson.mapper().readValue(body, PrefetchSpec.class);
       } catch (JacksonException e) {
         throw new BadRequestException(BadRequestException.MALFORMED_JSON, "bad job spec: " + e.getOriginalMessage());
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         throw new BadRequestException(BadRequestException.MALFORMED_JSON, "bad job spec: " + e);
       }
       ex.sendJson(HttpResponseStatus.CREATED, jobs.start(spec));

@@ -2,6 +2,7 @@ package io.granary.target.space;
 
 import io.granary.target.storage.Mountpath;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -59,7 +60,7 @@ final class CapacityMeter {
           // removed while walking (an upload completed or aborted): nothing to count
         }
       }
-    } catch (java.io.UncheckedIOException e) {
+    } catch (UncheckedIOException e) {
       // a directory vanished mid-walk; the next refresh counts again
     }
     return total;
