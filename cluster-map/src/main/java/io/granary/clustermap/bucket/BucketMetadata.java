@@ -37,6 +37,20 @@ public record BucketMetadata(long version, String uuid, Map<String, BucketProps>
     return Optional.ofNullable(buckets.get(bucket.key()));
   }
 
+  /**
+   * The bucket S3 addresses by {@code name} alone: the local one if there is one, else the registered remote one
+   * (names are unique across providers, so there is at most one of those).
+   */
+  public Optional<BucketProps> named(String name) {
+    for (Provider p : Provider.values()) {
+      BucketProps found = buckets.get(new Bucket(p, name).key());
+      if (found != null) {
+        return Optional.of(found);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** A new version with {@code props} added or replaced. */
   public BucketMetadata with(BucketProps props) {
     Map<String, BucketProps> b = new TreeMap<>(buckets);

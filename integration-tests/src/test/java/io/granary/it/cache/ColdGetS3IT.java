@@ -296,12 +296,16 @@ class ColdGetS3IT {
     assertThat(cached).containsExactly("list/obj-2");
   }
 
-  @Test
-  void multipartUploadThroughTheS3Api_isWrittenThrough_andCopyIntoARemoteBucketIs501() throws Exception {
-    try (S3Client granary = S3Client.builder().endpointOverride(URI.create(cluster.endpoint()))
+  private static S3Client granaryS3() {
+    return S3Client.builder().endpointOverride(URI.create(cluster.endpoint()))
         .region(Region.US_EAST_1).forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(
             AwsBasicCredentials.create(cluster.credentials().accessKey(), cluster.credentials().secretKey())))
-        .build()) {
+        .build();
+  }
+
+  @Test
+  void multipartUploadThroughTheS3Api_isWrittenThrough() throws Exception {
+    try (S3Client granary = granaryS3()) {
       byte[] part1 = Content.bytes(40, 5 * 1024 * 1024);
       byte[] part2 = Content.bytes(41, 1_000_000);
       String id = granary.createMultipartUpload(b -> b.bucket(BUCKET).key("mp/big.bin")).uploadId();
@@ -316,11 +320,59 @@ class ColdGetS3IT {
       System.arraycopy(part2, 0, whole, part1.length, part2.length);
       assertThat(backend.getObjectAsBytes(b -> b.bucket(BUCKET).key("mp/big.bin")).asByteArray()).isEqualTo(whole);
       assertThat(cachedNames()).contains("mp/big.bin");
+    }
+  }
 
-      Throwable copy = Assertions.catchThrowable(() -> granary.copyObject(b -> b
-          .sourceBucket(BUCKET).sourceKey("mp/big.bin").destinationBucket(BUCKET).destinationKey("mp/copy.bin")));
-      assertThat(copy).isInstanceOf(S3Exception.class);
-      assertThat(((S3Exception) copy).statusCode()).isEqualTo(501);
+  @Test
+  void copyObject_ofAnUncachedRemoteSource_intoTheRemoteBucket_isWrittenThroughAndCached() throws Exception {
+    byte[] data = seed("copy/src.bin", 2_500_000, 42);
+    try (S3Client granary = granaryS3()) {
+      granary.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/src.bin").destinationBucket(BUCKET)
+          .destinationKey("copy/dst.bin").metadataDirective("REPLACE").contentType("application/x-test"));
+      // The source was cold-fetched (never cached before), the copy went to the remote store first.
+      assertThat(backend.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/dst.bin")).asByteArray()).isEqualTo(data);
+      assertThat(backend.headObject(b -> b.bucket(BUCKET).key("copy/dst.bin")).contentType())
+          .isEqualTo("application/x-test");
+      assertThat(cachedNames()).contains("copy/src.bin", "copy/dst.bin");
+      long reads = faults.count(getOf("copy/dst.bin"));
+      assertThat(granary.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/dst.bin")).asByteArray()).isEqualTo(data);
+      assertThat(faults.count(getOf("copy/dst.bin"))).as("served from the cache").isEqualTo(reads);
+    }
+  }
+
+  @Test
+  void copyObject_fromARemoteBucket_intoALocalBucket_readsTheSourceThroughTheCache() throws Exception {
+    byte[] data = seed("copy/to-local.bin", 1_200_000, 43);
+    try (S3Client granary = granaryS3()) {
+      granary.createBucket(b -> b.bucket("copy-local"));
+      granary.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/to-local.bin").destinationBucket("copy-local")
+          .destinationKey("here.bin"));
+      assertThat(granary.getObjectAsBytes(b -> b.bucket("copy-local").key("here.bin")).asByteArray()).isEqualTo(data);
+      Throwable missing = Assertions.catchThrowable(() -> granary.copyObject(b -> b.sourceBucket(BUCKET)
+          .sourceKey("copy/no-such.bin").destinationBucket("copy-local").destinationKey("none.bin")));
+      assertThat(missing).isInstanceOf(S3Exception.class);
+      assertThat(((S3Exception) missing).statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void copyObject_intoTheRemoteBucket_refusedByTheRemote_isAnError_andCachesNothing() throws Exception {
+    byte[] data = seed("copy/refused-src.bin", 300_000, 44);
+    Predicate<FaultProxy.Recorded> putOfCopy = r -> r.method().equals("PUT")
+        && r.pathAndQuery().startsWith("/" + BUCKET + "/copy/refused-dst.bin");
+    faults.inject(putOfCopy, new FaultProxy.Fault.Status(403), -1);
+    try (S3Client granary = granaryS3()) {
+      Throwable refused = Assertions.catchThrowable(() -> granary.copyObject(b -> b.sourceBucket(BUCKET)
+          .sourceKey("copy/refused-src.bin").destinationBucket(BUCKET).destinationKey("copy/refused-dst.bin")));
+      assertThat(refused).isInstanceOf(S3Exception.class);
+      assertThat(((S3Exception) refused).statusCode()).isEqualTo(403);
+      assertThat(faults.count(putOfCopy)).isGreaterThanOrEqualTo(1);
+      assertThat(cachedNames()).doesNotContain("copy/refused-dst.bin");
+      assertThat(Assertions.catchThrowable(() -> backend.headObject(b -> b.bucket(BUCKET)
+          .key("copy/refused-dst.bin")))).isInstanceOf(S3Exception.class);
+      faults.clearFaults();
+      assertThat(granary.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/refused-src.bin")).asByteArray())
+          .isEqualTo(data);
     }
   }
 

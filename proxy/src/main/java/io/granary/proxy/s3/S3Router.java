@@ -2,11 +2,9 @@ package io.granary.proxy.s3;
 
 import io.granary.common.s3.S3Responses;
 import io.granary.clustermap.Node;
-import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketName;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.InvalidNameException;
-import io.granary.clustermap.bucket.Provider;
 import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.NotImplementedException;
@@ -158,12 +156,6 @@ public final class S3Router implements Router {
     } catch (InvalidNameException e) {
       throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidBucketName", e.getMessage());
     }
-    for (Provider p : Provider.values()) {
-      var found = cluster.require().buckets().get(new Bucket(p, name));
-      if (found.isPresent()) {
-        return found.get();
-      }
-    }
-    throw new BucketNotFoundException(name);
+    return cluster.require().buckets().named(name).orElseThrow(() -> new BucketNotFoundException(name));
   }
 }

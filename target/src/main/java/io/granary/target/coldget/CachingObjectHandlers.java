@@ -5,6 +5,9 @@ import io.granary.common.http.RequestHandler;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.ObjectPutHandler;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.PutOperation;
+import java.io.IOException;
 
 /** Object handlers that cache remote buckets: cold GET and revalidation, write-through PUT, delete on both sides. */
 public final class CachingObjectHandlers implements ObjectHandlers {
@@ -29,5 +32,10 @@ public final class CachingObjectHandlers implements ObjectHandlers {
   @Override
   public RequestHandler delete(ObjectApi api) {
     return new RemoteDeleteHandler(api, cold, disk);
+  }
+
+  @Override
+  public ObjectMeta commit(PutOperation op) throws IOException {
+    return WriteThrough.commit(cold, op);
   }
 }

@@ -30,16 +30,18 @@ final class WriteThrough implements PutCompletion {
 
   @Override
   public HttpHeaders complete(PutOperation op) throws IOException {
-    BucketProps bucket = op.location().bucket();
-    ObjectMeta meta;
-    if (!bucket.isRemote()) {
-      meta = op.finish();
-    } else {
-      String name = op.location().name();
-      meta = op.finish((staged, m) -> cold.writeThrough(bucket, name, staged.workFile(), m));
-    }
     HttpHeaders h = new DefaultHttpHeaders();
-    api.describe(h, meta);
+    api.describe(h, commit(cold, op));
     return h;
+  }
+
+  /** Commits {@code op}: after the remote store has the bytes for a remote bucket, as is for a local one. */
+  static ObjectMeta commit(ColdObjects cold, PutOperation op) throws IOException {
+    BucketProps bucket = op.location().bucket();
+    if (!bucket.isRemote()) {
+      return op.finish();
+    }
+    String name = op.location().name();
+    return op.finish((staged, m) -> cold.writeThrough(bucket, name, staged.workFile(), m));
   }
 }

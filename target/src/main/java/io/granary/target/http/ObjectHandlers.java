@@ -2,7 +2,10 @@ package io.granary.target.http;
 
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.RequestHandler;
+import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.PutOperation;
+import java.io.IOException;
 
 /**
  * Makes the handlers of plain object operations (GET/HEAD, PUT, DELETE) for an API. The local-only set serves
@@ -15,6 +18,13 @@ public interface ObjectHandlers {
   RequestHandler put(ObjectApi api);
 
   RequestHandler delete(ObjectApi api);
+
+  /**
+   * Commits a completely written body as its object's new version (disk pool). Operations that build an object
+   * on the target rather than from a PUT body (CopyObject) commit through here, so a remote bucket's copy is
+   * written through like a PUT.
+   */
+  ObjectMeta commit(PutOperation op) throws IOException;
 
   /** Handlers that know only this target's disks. */
   static ObjectHandlers local(ObjectStore store, BoundedExecutor disk) {
@@ -32,6 +42,11 @@ public interface ObjectHandlers {
       @Override
       public RequestHandler delete(ObjectApi api) {
         return new ObjectDeleteHandler(api, store, disk);
+      }
+
+      @Override
+      public ObjectMeta commit(PutOperation op) throws IOException {
+        return op.finish();
       }
     };
   }

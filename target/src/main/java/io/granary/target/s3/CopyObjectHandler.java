@@ -4,7 +4,7 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.InvalidNameException;
 import io.granary.clustermap.bucket.ObjectName;
-import io.granary.common.api.ObjectAddress;
+import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ApiException;
 import io.granary.common.error.ObjectNotFoundException;
@@ -21,6 +21,7 @@ import io.granary.common.s3.CopyObjectResult;
 import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3Responses;
 import io.granary.target.http.ObjectApi;
+import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.Preconditions;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
@@ -57,6 +58,11 @@ import java.util.TreeMap;
  * target reads the source from its own disk or from the owning target and stores it like a PUT (streamed, hashed,
  * fsynced, committed). {@code x-amz-metadata-directive} COPY (default) keeps the source's Content-Type and user
  * metadata; REPLACE takes the request's. {@code x-amz-copy-source-if-*} conditions give 412.
+ *
+ * <p>Remote buckets on either side: a source in a remote bucket is always read through the owner's caching GET
+ * (this target's own included), so an uncached or stale source is fetched like any cold GET; a destination in a
+ * remote bucket is committed through {@link ObjectHandlers#commit}, i.e. written through to its remote store
+ * before it is cached, and nothing is cached if the remote refuses it.
  */
 final class CopyObjectHandler implements RequestHandler, UpstreamListener {
   static final String COPY_SOURCE = "x-amz-copy-source";
@@ -65,6 +71,7 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
   private final ObjectStore store;
   private final BoundedExecutor disk;
   private final CopySource sources;
+  private final ObjectHandlers handlers;
 
   private HttpExchange ex;
   private ObjectApi.ObjectRequest dst;
@@ -73,8 +80,10 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
   private Channel upstream;      // the connection to a remote source, while it streams
   private boolean done;
 
-  CopyObjectHandler(S3ObjectApi api, ObjectStore store, BoundedExecutor disk, CopySource sources) {
+  CopyObjectHandler(S3ObjectApi api, ObjectStore store, BoundedExecutor disk, CopySource sources,
+      ObjectHandlers handlers) {
     this.api = api;
+    this.handlers = handlers;
     this.store = store;
     this.disk = disk;
     this.sources = sources;
@@ -92,14 +101,16 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
     replace = "REPLACE".equalsIgnoreCase(directive);
     String[] src = source(ex.header(COPY_SOURCE));
     ClusterMetadataHolder cluster = api.cluster();
-    BucketProps srcBucket = cluster.requireBucket(ObjectAddress.bucket(src[0], null));
+    // S3 names a source bucket by name alone, so it may be a registered remote bucket.
+    BucketProps srcBucket = cluster.require().buckets().named(src[0])
+        .orElseThrow(() -> new BucketNotFoundException(src[0]));
     String srcKey = src[1];
     if (!replace && srcBucket.equals(dst.bucket()) && srcKey.equals(dst.name())) {
       throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidRequest", "This copy request is illegal "
           + "because it is trying to copy an object to itself without changing the object's metadata");
     }
     Node owner = sources.owner(srcBucket, srcKey);
-    if (sources.local(owner)) {
+    if (sources.local(owner) && !srcBucket.isRemote()) {
       disk.submit(() -> copyLocal(srcBucket, srcKey)).whenComplete(this::answer);
     } else {
       fetchRemote(owner, srcBucket, srcKey);
@@ -185,7 +196,7 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
           buf.setIndex(0, nio.position());
           put.write(buf);
         }
-        return put.finish();
+        return handlers.commit(put);
       } catch (IOException | RuntimeException e) {
         put.discard();
         throw e;
@@ -256,7 +267,7 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
         PutOperation put = op;
         op = null;
         release(true);
-        disk.submit(put::finish).whenComplete(this::answer);
+        disk.submit(() -> handlers.commit(put)).whenComplete(this::answer);
       }
     } catch (IOException e) {
       fail(new ServiceUnavailableException("Busy", "writing the copy failed: " + e, 1));

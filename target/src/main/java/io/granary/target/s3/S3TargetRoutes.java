@@ -1,6 +1,5 @@
 package io.granary.target.s3;
 
-import io.granary.common.error.NotImplementedException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
@@ -49,12 +48,6 @@ public final class S3TargetRoutes {
   public RequestHandler route(HttpExchange ex) {
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
-    if (m.equals(HttpMethod.PUT) && ex.header(CopyObjectHandler.COPY_SOURCE) != null
-        && api.read(ex).bucket().isRemote()) {
-      // CopyObject builds the object on the target; a remote bucket's copy would never reach its store.
-      throw new NotImplementedException("CopyObject into a remote bucket is not supported yet; GET and PUT the "
-          + "object (a PUT is written through to the remote store)");
-    }
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {
         return new CreateUploadHandler(api, multipart, disk);
@@ -78,7 +71,7 @@ public final class S3TargetRoutes {
       return handlers.get(api);
     } else if (m.equals(HttpMethod.PUT)) {
       if (ex.header(CopyObjectHandler.COPY_SOURCE) != null) {
-        return new CopyObjectHandler(api, store, disk, copySource);
+        return new CopyObjectHandler(api, store, disk, copySource, handlers);
       }
       return handlers.put(api);
     } else if (m.equals(HttpMethod.DELETE)) {
