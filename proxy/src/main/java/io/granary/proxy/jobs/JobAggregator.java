@@ -12,9 +12,10 @@ import java.util.TreeMap;
 /**
  * Sums the targets' snapshots of one job into its {@link JobStatus}. Pure: the caller gathers the parts.
  *
- * <p>State: a target that cannot tell (offline, unreachable, left the cluster, or restarted and lost the job) makes
- * the job failed, saying which target; otherwise running while any target runs, then aborted if any target was
- * aborted, failed if any failed, else succeeded. Totals are the selection's (every target walks it all); counts
+ * <p>State: running while any target that can tell runs (so awaiting a job waits for the rest of it even when a
+ * target is lost, and a retry cannot overlap it); then failed, saying which target, if a target could not tell
+ * (offline, unreachable, left the cluster, or restarted and lost the job); else aborted if any target was
+ * aborted, failed if any failed, else succeeded. The error names a lost target as soon as it is lost. Totals are the selection's (every target walks it all); counts
  * are sums (each target counts only what it owns), so {@code done} reaches {@code total} at the end.
  */
 final class JobAggregator {
@@ -54,7 +55,6 @@ final class JobAggregator {
       if (s == null) {
         errors.add(p.lost());
         bytesTotal = null;
-        allFinished = false;
         targets.put(p.target(), new JobStatus.TargetPart("lost", p.lost(), 0, 0, 0, 0, 0, 0, 0, false));
         continue;
       }
@@ -92,7 +92,7 @@ final class JobAggregator {
           s.notFound(), s.failed(), s.bytesFetched(), s.walked(), s.walkComplete()));
     }
     boolean lost = parts.stream().anyMatch(p -> p.snapshot() == null);
-    String state = lost ? "failed" : running ? "running" : aborted ? "aborted" : someFailed ? "failed" : "succeeded";
+    String state = running ? "running" : lost ? "failed" : aborted ? "aborted" : someFailed ? "failed" : "succeeded";
     if (!allFinished || "running".equals(state)) {
       finished = null;
     }

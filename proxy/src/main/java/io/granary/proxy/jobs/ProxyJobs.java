@@ -129,14 +129,9 @@ public final class ProxyJobs {
     return ask(t -> targets.get(t, id)).thenApply(answers -> {
       List<TargetSnapshot> found = new ArrayList<>();
       answers.values().forEach(a -> a.value().flatMap(o -> o).ifPresent(found::add));
-      JobStatus s = aggregate(id, found, answers);
-      if (s.error() != null && "failed".equals(s.state()) && s.targets().values().stream()
-          .anyMatch(p -> "running".equals(p.state()))) {
-        log.warn("node={} job={} failed ({}); aborting it on the other targets", nodeId, id, s.error());
-        found.stream().filter(TargetSnapshot::running).forEach(f -> node(f.target())
-            .ifPresent(n -> targets.abort(n, id)));
-      }
-      return s;
+      // A lost target does not stop the others: they finish their shares (cached for the retry), and the job
+      // fails at its end only if the target is still lost then (a brief outage costs nothing).
+      return aggregate(id, found, answers);
     });
   }
 
@@ -286,10 +281,6 @@ public final class ProxyJobs {
       parts.add(JobAggregator.Part.lost(p, why));
     }
     return JobAggregator.aggregate(id, parts, clock.instant());
-  }
-
-  private Optional<Node> node(String id) {
-    return Optional.ofNullable(cluster.require().map().targets().get(id));
   }
 
   private static String message(Throwable t) {

@@ -55,14 +55,21 @@ class JobAggregatorTest {
   }
 
   @Test
-  void aggregate_lostTarget_failsTheJobSayingWhich() {
+  void aggregate_lostTarget_keepsRunningWhileOthersRun_thenFailsSayingWhich() {
     JobStatus s = JobAggregator.aggregate("j", List.of(
         Part.of(Snapshots.of("j", "t1", "running", 100, 20, 0, 0, 0, BOTH, null)),
         Part.lost("t2", "target t2 is offline")), T0.plusSeconds(1));
-    assertThat(s.state()).isEqualTo("failed");
-    assertThat(s.error()).isEqualTo("target t2 is offline");
+    assertThat(s.state()).isEqualTo("running");
+    assertThat(s.error()).as("the loss is reported at once").isEqualTo("target t2 is offline");
     assertThat(s.targets().get("t2").state()).isEqualTo("lost");
     assertThat(s.finished()).isNull();
+
+    JobStatus ended = JobAggregator.aggregate("j", List.of(
+        Part.of(Snapshots.of("j", "t1", "succeeded", 100, 50, 0, 0, 0, BOTH, T0.plusSeconds(3))),
+        Part.lost("t2", "target t2 is offline")), T0.plusSeconds(4));
+    assertThat(ended.state()).isEqualTo("failed");
+    assertThat(ended.error()).isEqualTo("target t2 is offline");
+    assertThat(ended.finished()).isEqualTo(T0.plusSeconds(3));
   }
 
   @Test
