@@ -194,19 +194,24 @@ class ProxyJobsTest {
   }
 
   @Test
-  void status_participantLostTheJob_failsItAndAbortsTheRest() throws Exception {
+  void status_participantLostTheJob_runsUntilTheRestEnds_thenFails_withoutAborting() throws Exception {
     String id = startTemplate();
     fake.tables.get("t2").remove(id); // t2 restarted
     JobStatus s = jobs.status(id).join();
-    assertThat(s.state()).isEqualTo("failed");
+    assertThat(s.state()).as("t1 still runs its share").isEqualTo("running");
     assertThat(s.error()).contains("target t2 no longer knows the job");
-    assertThat(fake.aborts).containsExactly("t1:" + id);
+    fake.put(Snapshots.of(id, "t1", "succeeded", 10, 5, 0, 0, 50, List.of("t1", "t2"), T0.plusSeconds(2)));
+    JobStatus ended = jobs.status(id).join();
+    assertThat(ended.state()).isEqualTo("failed");
+    assertThat(ended.error()).contains("target t2 no longer knows the job");
+    assertThat(fake.aborts).as("the survivor's share is not thrown away").isEmpty();
   }
 
   @Test
   void status_participantUnreachable_failsSayingSo() throws Exception {
     String id = startTemplate();
     fake.down.add("t1");
+    fake.put(Snapshots.of(id, "t2", "succeeded", 10, 5, 0, 0, 50, List.of("t1", "t2"), T0.plusSeconds(2)));
     JobStatus s = jobs.status(id).join();
     assertThat(s.state()).isEqualTo("failed");
     assertThat(s.error()).contains("target t1 did not answer", "Connection refused");
