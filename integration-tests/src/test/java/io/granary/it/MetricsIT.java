@@ -2,40 +2,72 @@ package io.granary.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.granary.clustermap.ClusterJson;
+import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.Resources;
+import io.granary.it.support.SigV4;
 import io.granary.it.support.TestCluster;
+import io.granary.testkit.S3ProxyServer;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Scrapes {@code /metrics} of a running cluster's proxy and targets (without credentials or a cluster signature),
- * PUTs and GETs objects through the proxy, and checks that the request counters moved by as much.
+ * Scrapes {@code /metrics} of a running cluster's proxy and targets (without credentials or a cluster signature)
+ * and checks that the counters move as requests arrive: requests by method and status; for an S3 bucket cached
+ * from a real S3 server (S3Proxy), cache misses and hits, fetches, their bytes and latency with
+ * {@code provider="aws"}; errors by code; and a prefetch job's counters.
  */
 class MetricsIT {
   private static final String BUCKET = "metrics-it";
+  private static final String REMOTE = "metrics-remote";
   private static final int OBJECTS = 6;
+  private static final int JOB_OBJECTS = 5;
+  private static final int JOB_OBJECT_SIZE = 3000;
 
   private static TestCluster cluster;
+  private static S3ProxyServer s3proxy;
+  private static S3Client backend;
 
   @BeforeAll
   static void start() throws Exception {
+    Path work = Files.createTempDirectory("metrics-it");
+    s3proxy = S3ProxyServer.start(work.resolve("s3proxy"));
+    backend = S3Client.builder().endpointOverride(s3proxy.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY,
+            S3ProxyServer.SECRET_KEY))).build();
+    backend.createBucket(b -> b.bucket(REMOTE));
     cluster = TestCluster.start("metrics", 2);
     Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/"
         + BUCKET)).POST(HttpRequest.BodyPublishers.noBody()));
     assertThat(r.status()).isEqualTo(201);
+    Path creds = s3proxy.writeCredentialsFile(work.resolve("credentials"));
+    String props = "{\"backend\":{\"endpoint\":\"" + s3proxy.endpoint() + "\",\"pathStyle\":true,"
+        + "\"credentialsFile\":\"" + creds.toAbsolutePath() + "\"},\"freshness\":{\"ttl\":\"never\","
+        + "\"sync\":false}}";
+    r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + REMOTE
+        + "?provider=aws")).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(props)));
+    assertThat(r.status()).as(r.bodyText()).isEqualTo(201);
   }
 
   @AfterAll
   static void stop() {
-    Resources.closeAll(cluster);
+    Resources.closeAll(backend, cluster, s3proxy);
   }
 
   private static String scrape(String baseUrl) throws Exception {
@@ -54,6 +86,42 @@ class MetricsIT {
       sum += Double.parseDouble(m.group(1));
     }
     return sum;
+  }
+
+  /**
+   * Sum over the nodes in {@code text} of the samples of {@code name} (exactly) that carry every label in
+   * {@code labels} ({@code key=value} pairs); 0 when there is none.
+   */
+  private static double sum(String text, String name, String... labels) {
+    double total = 0;
+    for (String line : text.split("\n")) {
+      if (!line.startsWith(name + "{") && !line.startsWith(name + " ")) {
+        continue;
+      }
+      int close = line.lastIndexOf('}');
+      String set = close < 0 ? "" : line.substring(name.length() + 1, close);
+      boolean all = true;
+      for (String kv : labels) {
+        int eq = kv.indexOf('=');
+        String want = kv.substring(0, eq) + "=\"" + kv.substring(eq + 1) + "\"";
+        all &= ("," + set + ",").contains("," + want + ",");
+      }
+      if (all) {
+        total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return total;
+  }
+
+  /** The targets' scrape once {@code done} holds for it (within 10 s). */
+  private static String awaitTargets(Predicate<String> done) throws Exception {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    String text = scrapeTargets();
+    while (!done.test(text) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+      text = scrapeTargets();
+    }
+    return text;
   }
 
   private static String scrapeTargets() throws Exception {
@@ -98,5 +166,120 @@ class MetricsIT {
         + "[1-9]");
     assertThat(proxyAfter).containsPattern("(?m)^granary_request_duration_seconds_count\\{method=\"PUT\",node=\""
         + "[^\"]+\"} [1-9]");
+  }
+
+  private static Http.Reply getRemote(String name) throws Exception {
+    return Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/objects/" + REMOTE
+        + "/" + name + "?provider=aws")).GET());
+  }
+
+  @Test
+  void remoteGet_coldThenWarm_countsAMissAFetchWithItsLatency_thenAHit() throws Exception {
+    byte[] data = Content.bytes(7, 65_536);
+    backend.putObject(b -> b.bucket(REMOTE).key("cold/one.bin"), RequestBody.fromBytes(data));
+    String before = scrapeTargets();
+    assertThat(before).contains("granary_cache_hits_total{").contains("provider=\"gcp\"");
+
+    Http.Reply cold = getRemote("cold/one.bin");
+    assertThat(cold.status()).isEqualTo(200);
+    assertThat(cold.body()).isEqualTo(data);
+    // The client can have the last byte a moment before the fetch commits and counts itself.
+    double fetchesBefore = sum(before, "granary_cold_get_fetches_total", "provider=aws");
+    String afterCold = awaitTargets(t -> sum(t, "granary_cold_get_fetches_total", "provider=aws") > fetchesBefore);
+    assertThat(sum(afterCold, "granary_cache_misses_total", "provider=aws")
+        - sum(before, "granary_cache_misses_total", "provider=aws")).isEqualTo(1);
+    assertThat(sum(afterCold, "granary_cache_hits_total", "provider=aws"))
+        .isEqualTo(sum(before, "granary_cache_hits_total", "provider=aws"));
+    assertThat(sum(afterCold, "granary_cold_get_fetches_total", "provider=aws")
+        - sum(before, "granary_cold_get_fetches_total", "provider=aws")).isEqualTo(1);
+    assertThat(sum(afterCold, "granary_cold_get_bytes_total", "provider=aws")
+        - sum(before, "granary_cold_get_bytes_total", "provider=aws")).isEqualTo(data.length);
+    assertThat(sum(afterCold, "granary_cold_get_duration_seconds_count", "provider=aws")
+        - sum(before, "granary_cold_get_duration_seconds_count", "provider=aws")).isEqualTo(1);
+    assertThat(sum(afterCold, "granary_cold_get_first_byte_seconds_count", "provider=aws")
+        - sum(before, "granary_cold_get_first_byte_seconds_count", "provider=aws")).isEqualTo(1);
+    assertThat(sum(afterCold, "granary_cold_get_duration_seconds_sum", "provider=aws")
+        - sum(before, "granary_cold_get_duration_seconds_sum", "provider=aws")).isPositive();
+    assertThat(sum(afterCold, "granary_cold_get_fetches_total", "provider=gcp")).isZero();
+
+    Http.Reply warm = getRemote("cold/one.bin");
+    assertThat(warm.body()).isEqualTo(data);
+    String afterWarm = scrapeTargets();
+    assertThat(sum(afterWarm, "granary_cache_hits_total", "provider=aws")
+        - sum(afterCold, "granary_cache_hits_total", "provider=aws")).isEqualTo(1);
+    assertThat(sum(afterWarm, "granary_cache_misses_total", "provider=aws"))
+        .isEqualTo(sum(afterCold, "granary_cache_misses_total", "provider=aws"));
+    assertThat(sum(afterWarm, "granary_cold_get_fetches_total", "provider=aws"))
+        .isEqualTo(sum(afterCold, "granary_cold_get_fetches_total", "provider=aws"));
+  }
+
+  @Test
+  void errors_areCountedByTheirCode_whereTheyAreProduced() throws Exception {
+    String proxyBefore = scrape(cluster.endpoint());
+    String targetsBefore = scrapeTargets();
+
+    Http.Reply nativeMissing = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
+        BUCKET, "no/such-object"))).GET());
+    assertThat(nativeMissing.status()).isEqualTo(404);
+    assertThat(nativeMissing.bodyText()).contains("\"ObjectNotFound\"");
+    String s3Url = cluster.endpoint() + "/" + BUCKET + "/no/such-key";
+    Http.Reply s3Missing = Http.send(Http.NO_FOLLOW, SigV4.sign(HttpRequest.newBuilder(URI.create(s3Url)).GET(),
+        "GET", s3Url, new byte[0], cluster.credentials().accessKey(), cluster.credentials().secretKey()));
+    assertThat(s3Missing.status()).isEqualTo(404);
+    assertThat(s3Missing.bodyText()).contains("<Code>NoSuchKey</Code>");
+    Http.Reply unsigned = Http.get(s3Url);
+    assertThat(unsigned.status()).isEqualTo(403);
+
+    String proxyAfter = scrape(cluster.endpoint());
+    String targetsAfter = scrapeTargets();
+    // The owning target produced both 404s (the proxy redirected the native GET and relayed the S3 one as it came).
+    assertThat(sum(targetsAfter, "granary_errors_total", "code=ObjectNotFound")
+        - sum(targetsBefore, "granary_errors_total", "code=ObjectNotFound")).isEqualTo(1);
+    assertThat(sum(targetsAfter, "granary_errors_total", "code=NoSuchKey")
+        - sum(targetsBefore, "granary_errors_total", "code=NoSuchKey")).isEqualTo(1);
+    assertThat(sum(proxyAfter, "granary_errors_total", "code=NoSuchKey"))
+        .isEqualTo(sum(proxyBefore, "granary_errors_total", "code=NoSuchKey"));
+    // The proxy refused the unsigned S3 request itself.
+    assertThat(sum(proxyAfter, "granary_errors_total", "code=AccessDenied")
+        - sum(proxyBefore, "granary_errors_total", "code=AccessDenied")).isEqualTo(1);
+  }
+
+  @Test
+  void prefetchJob_movesTheJobCounters_ofEveryTarget() throws Exception {
+    for (int i = 0; i < JOB_OBJECTS; i++) {
+      int seed = i;
+      backend.putObject(b -> b.bucket(REMOTE).key("job/obj-" + seed),
+          RequestBody.fromBytes(Content.bytes(100 + seed, JOB_OBJECT_SIZE)));
+    }
+    String before = scrapeTargets();
+    assertThat(before).contains("granary_jobs_running{kind=\"prefetch\"");
+
+    Http.Reply started = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/jobs"))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+            "{\"kind\":\"prefetch\",\"bucket\":\"s3://" + REMOTE + "\",\"prefix\":\"job/\"}")));
+    assertThat(started.status()).as(started.bodyText()).isEqualTo(201);
+    String id = ClusterJson.mapper().readTree(started.body()).path("id").asText();
+    String state = "running";
+    for (int i = 0; i < 10 && state.equals("running"); i++) {
+      state = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/jobs/" + id + "?wait=20s").body())
+          .path("state").asText();
+    }
+    assertThat(state).isEqualTo("succeeded");
+
+    String after = scrapeTargets();
+    int targets = cluster.targetIds().size();
+    assertThat(sum(after, "granary_jobs_finished_total", "kind=prefetch", "state=succeeded")
+        - sum(before, "granary_jobs_finished_total", "kind=prefetch", "state=succeeded")).isEqualTo(targets);
+    assertThat(sum(after, "granary_job_objects_total", "kind=prefetch", "outcome=fetched")
+        - sum(before, "granary_job_objects_total", "kind=prefetch", "outcome=fetched")).isEqualTo(JOB_OBJECTS);
+    assertThat(sum(after, "granary_job_bytes_total", "kind=prefetch")
+        - sum(before, "granary_job_bytes_total", "kind=prefetch")).isEqualTo(JOB_OBJECTS * JOB_OBJECT_SIZE);
+    assertThat(sum(after, "granary_jobs_running", "kind=prefetch")).isZero();
+    assertThat(after).doesNotContain("job=\"" + id + "\""); // per-job series only while it runs
+    // Job fills go through the cold path: fetches, but no GET, so no cache miss.
+    assertThat(sum(after, "granary_cold_get_fetches_total", "provider=aws")
+        - sum(before, "granary_cold_get_fetches_total", "provider=aws")).isEqualTo(JOB_OBJECTS);
+    assertThat(sum(after, "granary_cache_misses_total", "provider=aws"))
+        .isEqualTo(sum(before, "granary_cache_misses_total", "provider=aws"));
   }
 }

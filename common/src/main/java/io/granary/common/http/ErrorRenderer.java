@@ -11,4 +11,9 @@ public interface ErrorRenderer {
 
   /** The full response for {@code e}; a HEAD's body is dropped by the caller. */
   FullHttpResponse render(ApiException e, HttpExchange exchange);
+
+  /** The code the body of {@link #render}'s response carries (for the errors-by-code metric). */
+  default String code(ApiException e) {
+    return e.code();
+  }
 }

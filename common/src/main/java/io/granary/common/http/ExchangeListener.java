@@ -18,4 +18,11 @@ public interface ExchangeListener {
    * @param responseBytes body bytes sent (for a file region or a stream: bytes handed to Netty)
    */
   void completed(HttpMethod method, int status, long nanos, long requestBytes, long responseBytes);
+
+  /**
+   * Told right after {@link #completed} when the answer was an error response built by
+   * {@link HttpExchange#sendError}: {@code code} is the code its body carries (the S3 code for S3 requests, else
+   * the native one). Error answers relayed verbatim from another node are not reported here.
+   */
+  default void error(String code) {}
 }

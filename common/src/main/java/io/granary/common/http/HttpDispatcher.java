@@ -157,6 +157,9 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   void responseDone(HttpExchange ex, boolean success) {
     try {
       listener.completed(ex.method(), ex.status(), ex.elapsedNanos(), ex.bodyBytes(), ex.responseBytes());
+      if (ex.errorCode() != null) {
+        listener.error(ex.errorCode());
+      }
     } catch (RuntimeException e) {
       log.debug("node={} request listener failed: {}", nodeId, e.toString());
     }

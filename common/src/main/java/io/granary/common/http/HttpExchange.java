@@ -70,6 +70,7 @@ public final class HttpExchange {
   private final long startNanos = System.nanoTime(); // for the request duration metric
   private int status; // the status sent, once the answer has started
   private long responseBytes; // body bytes handed to Netty
+  private String errorCode; // the code of the error answer sent by sendError, else null
 
   HttpExchange(ChannelHandlerContext ctx, HttpRequest request, HttpDispatcher dispatcher, String nodeId, RequestPath path) {
     this.ctx = ctx;
@@ -318,7 +319,14 @@ public final class HttpExchange {
       r.release(); // replace() does not release the JSON body it dropped
       r = head;
     }
-    respond(r);
+    String code = errorRenderer.code(e);
+    FullHttpResponse response = r;
+    onLoop(() -> {
+      if (!responseStarted) {
+        errorCode = code; // only if this error is the answer (the first one wins)
+      }
+      respond(response);
+    });
   }
 
   /** Builds the JSON error response for {@code e}. */
@@ -392,6 +400,11 @@ public final class HttpExchange {
 
   boolean responseStarted() {
     return responseStarted;
+  }
+
+  /** The code of the error answer {@link #sendError} sent, or null. Event loop only, once the answer has ended. */
+  String errorCode() {
+    return errorCode;
   }
 
   /** The status sent. Event loop only, once the answer has started. */

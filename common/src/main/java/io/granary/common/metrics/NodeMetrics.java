@@ -3,8 +3,10 @@ package io.granary.common.metrics;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 
@@ -58,6 +60,22 @@ public final class NodeMetrics {
   public void counter(String name, String help, DoubleSupplier value) {
     CounterWithCallback.builder().name("granary_" + name).help(help).constLabels(nodeLabel)
         .callback(cb -> cb.call(value.getAsDouble())).register(registry);
+  }
+
+  /** A counter with labels, filled by {@code callback} at each scrape from monotonic counts kept elsewhere. */
+  public void counter(String name, String help, String[] labelNames,
+      Consumer<CounterWithCallback.Callback> callback) {
+    CounterWithCallback.builder().name("granary_" + name).help(help).constLabels(nodeLabel).labelNames(labelNames)
+        .callback(callback).register(registry);
+  }
+
+  /**
+   * A histogram of durations in seconds with classic buckets ({@code upperBounds}, seconds), recorded by the
+   * caller; bind its data points once ({@code labelValues}) and keep them, so an observation allocates nothing.
+   */
+  public Histogram histogram(String name, String help, double[] upperBounds, String... labelNames) {
+    return Histogram.builder().name("granary_" + name).help(help).unit(Unit.SECONDS).constLabels(nodeLabel)
+        .labelNames(labelNames).classicOnly().classicUpperBounds(upperBounds).register(registry);
   }
 
   /** {@code granary_cluster_map_version}: the version of the cluster map this node holds (0 before it has one). */

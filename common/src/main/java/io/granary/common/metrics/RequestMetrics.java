@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * HTTP request metrics of one node, recorded once per answered request by the dispatcher on an event loop:
  * {@code granary_requests_total{method,status}}, {@code granary_request_duration_seconds{method}} (classic
- * buckets) and {@code granary_request_body_bytes_total} / {@code granary_response_body_bytes_total} by method.
+ * buckets) and {@code granary_request_body_bytes_total} / {@code granary_response_body_bytes_total} by method;
+ * error answers also by their code, {@code granary_errors_total{code}} ({@link ErrorMetrics}).
  *
  * <p>No allocation per request: data points are looked up once per method (all of them up front) and once per
  * method and status (on first use, then cached in an array indexed by both).
@@ -36,6 +37,7 @@ public final class RequestMetrics implements ExchangeListener {
   private final DistributionDataPoint[] duration = new DistributionDataPoint[OTHER + 1];
   private final CounterDataPoint[] requestBytes = new CounterDataPoint[OTHER + 1];
   private final CounterDataPoint[] responseBytes = new CounterDataPoint[OTHER + 1];
+  private final ErrorMetrics errors;
 
   RequestMetrics(PrometheusRegistry registry, Labels node) {
     requests = Counter.builder().name("granary_requests_total").help("HTTP requests answered, by method and status")
@@ -47,6 +49,7 @@ public final class RequestMetrics implements ExchangeListener {
         .unit(Unit.BYTES).constLabels(node).labelNames("method").register(registry);
     Counter out = Counter.builder().name("granary_response_body_bytes_total").help("Response body bytes sent")
         .unit(Unit.BYTES).constLabels(node).labelNames("method").register(registry);
+    errors = new ErrorMetrics(registry, node);
     for (int i = 0; i <= OTHER; i++) {
       duration[i] = latency.labelValues(METHOD_LABELS[i]);
       requestBytes[i] = in.labelValues(METHOD_LABELS[i]);
@@ -72,6 +75,11 @@ public final class RequestMetrics implements ExchangeListener {
     if (responseBytes > 0) {
       this.responseBytes[m].inc(responseBytes);
     }
+  }
+
+  @Override
+  public void error(String code) {
+    errors.record(code);
   }
 
   private static int index(HttpMethod method) {

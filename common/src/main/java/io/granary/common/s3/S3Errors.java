@@ -1,6 +1,9 @@
 package io.granary.common.s3;
 
+import io.granary.common.error.ApiException;
 import io.granary.common.http.ErrorRenderer;
+import io.granary.common.http.HttpExchange;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -9,8 +12,18 @@ public final class S3Errors {
   private static final AtomicLong SEQUENCE = new AtomicLong(System.nanoTime());
 
   /** Renders errors as S3 XML; the request id joins the node id and a sequence number, as S3's are opaque. */
-  public static final ErrorRenderer RENDERER = (e, ex) -> S3ErrorRenderer.render(e, resource(ex.path().raw()),
-      requestId(ex.nodeId()), ex.method().equals(HttpMethod.HEAD), ex.alloc());
+  public static final ErrorRenderer RENDERER = new ErrorRenderer() {
+    @Override
+    public FullHttpResponse render(ApiException e, HttpExchange ex) {
+      return S3ErrorRenderer.render(e, resource(ex.path().raw()), requestId(ex.nodeId()),
+          ex.method().equals(HttpMethod.HEAD), ex.alloc());
+    }
+
+    @Override
+    public String code(ApiException e) {
+      return S3ErrorCodes.of(e).code();
+    }
+  };
 
   private S3Errors() {}
 

@@ -2,12 +2,14 @@ package io.granary.common.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.error.RouteNotFoundException;
 import io.granary.common.http.HttpDispatcher;
 import io.granary.common.http.HttpServer;
 import io.granary.common.http.Router;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
+import io.granary.common.s3.S3Errors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
@@ -29,6 +31,10 @@ class MetricsHandlerTest {
   @BeforeEach
   void setUp() {
     Router notFound = ex -> {
+      if (ex.path().raw().startsWith("/s3/")) { // as the S3 front ends do: S3 XML errors
+        ex.useErrorRenderer(S3Errors.RENDERER);
+        throw new ObjectNotFoundException("b", "k");
+      }
       throw new RouteNotFoundException(ex.path().raw());
     };
     ch = new EmbeddedChannel();
@@ -81,6 +87,26 @@ class MetricsHandlerTest {
         .contains("granary_request_duration_seconds_count{method=\"GET\",node=\"n1\"} 1")
         .contains("# TYPE granary_response_body_bytes_total counter");
     assertThat(scrape()).contains("granary_requests_total{method=\"GET\",node=\"n1\",status=\"200\"} 1.0");
+  }
+
+  @Test
+  void errors_areCountedByTheCodeInTheirBody_nativeOrS3() {
+    assertThat(exchange("GET /nope HTTP/1.1\r\nHost: n1\r\n\r\n")).startsWith("HTTP/1.1 404")
+        .contains("\"code\":\"NoSuchEndpoint\"");
+    assertThat(exchange("GET /s3/b/k HTTP/1.1\r\nHost: n1\r\n\r\n")).startsWith("HTTP/1.1 404")
+        .contains("<Code>NoSuchKey</Code>");
+    assertThat(exchange("HEAD /s3/b/k HTTP/1.1\r\nHost: n1\r\n\r\n")).startsWith("HTTP/1.1 404");
+    assertThat(scrape())
+        .contains("# TYPE granary_errors_total counter")
+        .contains("granary_errors_total{code=\"NoSuchEndpoint\",node=\"n1\"} 1.0")
+        .contains("granary_errors_total{code=\"NoSuchKey\",node=\"n1\"} 2.0")
+        .doesNotContain("code=\"ObjectNotFound\"");
+  }
+
+  @Test
+  void errors_successfulScrape_countsNoError() {
+    assertThat(scrape()).contains("granary_errors_total{code=\"Other\",node=\"n1\"} 0.0")
+        .doesNotContain("code=\"NoSuchEndpoint\"");
   }
 
   @Test

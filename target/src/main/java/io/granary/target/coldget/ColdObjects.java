@@ -63,6 +63,23 @@ public final class ColdObjects implements CacheFiller {
     return stats;
   }
 
+  /** Fetches in flight now. Any thread; for the metrics scrape. */
+  public int fetchesInFlight() {
+    return inFlight.size();
+  }
+
+  /**
+   * Requests (GETs, job fills) attached to the fetches in flight now: the first asker and those that joined.
+   * Walks the in-flight map (at most the cold pool's queue); for the metrics scrape.
+   */
+  public long waiters() {
+    long n = 0;
+    for (Fetch f : inFlight.values()) {
+      n += f.readers();
+    }
+    return n;
+  }
+
   public ObjectStore store() {
     return store;
   }
@@ -94,7 +111,7 @@ public final class ColdObjects implements CacheFiller {
         continue;
       }
       if (f.acquire()) {
-        stats.joined();
+        stats.joined(bucket.bucket().provider());
         return f;
       }
       inFlight.remove(loc.key(), f);
@@ -153,7 +170,7 @@ public final class ColdObjects implements CacheFiller {
     try {
       RemoteObject remote = backend.head(bucket.bucket().name(), name);
       boolean same = Revalidation.sameVersion(meta, remote);
-      stats.revalidated(!same);
+      stats.revalidated(bucket.bucket().provider(), !same);
       if (same) {
         revalidation.checked(key, now);
         return Verdict.CURRENT;
@@ -165,7 +182,7 @@ public final class ColdObjects implements CacheFiller {
       if (e.kind() != BackendException.Kind.NOT_FOUND) {
         throw e;
       }
-      stats.revalidated(true);
+      stats.revalidated(bucket.bucket().provider(), true);
       if (!bucket.freshness().sync()) {
         revalidation.checked(key, now);
         return Verdict.CURRENT;

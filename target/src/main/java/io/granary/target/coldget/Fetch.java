@@ -83,6 +83,11 @@ public final class Fetch {
     return true;
   }
 
+  /** Readers registered now, not counting the fetch itself (for a fetch still in flight). */
+  synchronized int readers() {
+    return closed ? 0 : Math.max(0, users - 1);
+  }
+
   /** Unregisters a reader (or the fetch itself); the last one closes the work file's channel. */
   public void release() {
     FileChannel toClose = null;

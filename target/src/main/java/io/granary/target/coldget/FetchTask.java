@@ -65,12 +65,14 @@ final class FetchTask implements Runnable {
   @Override
   public void run() {
     BucketProps bucket = fetch.bucket();
+    Provider provider = bucket.bucket().provider();
     String name = fetch.location().name();
     long t0 = System.nanoTime();
     FileChannel ch = null;
     SpaceReservation space = null;
     try {
       RemoteRead first = backend.read(bucket.bucket().name(), name, 0, -1, null);
+      stats.firstByte(provider, System.nanoTime() - t0);
       RemoteObject object = first.object();
       long size = object.size();
       try {
@@ -106,16 +108,16 @@ final class FetchTask implements Runnable {
           etagOf(bucket, object), object.contentType(), object.userMeta(), Map.of(), List.of(),
           new RemoteVersion(object.etag(), object.version(), object.lastModified()));
       store.commitWorkFile(fetch.location(), fetch.workFile(), meta);
-      stats.fetched(size, System.nanoTime() - t0);
+      stats.fetched(provider, size, System.nanoTime() - t0);
       fetch.succeed(meta);
     } catch (Throwable t) {
       discardWorkFile();
       if (t instanceof ChecksumMismatchException) {
-        stats.checksumError();
+        stats.checksumError(provider);
         log.error("node={} bucket={} object={}: remote content failed verification, not cached: {}", nodeId,
             bucket.bucket(), name, t.getMessage());
       } else if (!(t instanceof BackendException b && b.kind() == BackendException.Kind.NOT_FOUND)) {
-        stats.failed();
+        stats.failed(provider);
         log.warn("node={} bucket={} object={}: cold GET failed: {}", nodeId, bucket.bucket(), name, t.toString());
       }
       fetch.fail(t);

@@ -77,17 +77,27 @@ public final class RemoteGetHandler implements RequestHandler {
     }
   }
 
-  /** Serves the cached copy; if eviction took it since it was looked up, fetches it again. */
+  /**
+   * Serves the cached copy; if eviction took it since it was looked up, fetches it again. A GET answered from the
+   * copy (200, 206 or 304) is a cache hit; one that needs the fetch, a miss (counted by serveCold).
+   */
   private void warmOrCold(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
     try {
       warm.serve(ex, req);
     } catch (ObjectNotFoundException evicted) {
       serveCold(ex, req);
+      return;
+    }
+    if (ex.method().equals(HttpMethod.GET)) {
+      cold.stats().hit(req.bucket().bucket().provider());
     }
   }
 
   private void serveCold(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
     BucketProps bucket = req.bucket();
+    if (ex.method().equals(HttpMethod.GET)) {
+      cold.stats().miss(bucket.bucket().provider()); // whatever the remote then answers (a 404 is a miss too)
+    }
     if (ex.method().equals(HttpMethod.HEAD)) {
       cold.head(bucket, req.name()).whenComplete((object, err) -> ex.onLoop(() -> {
         try {

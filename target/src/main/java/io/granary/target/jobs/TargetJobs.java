@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
  * Every method is quick and non-blocking, so HTTP handlers call them on the event loop.
  */
 public final class TargetJobs implements AutoCloseable {
+  /** The kind of every job this target runs so far (the {@code kind} of {@link JobSnapshot}). */
+  public static final String PREFETCH = "prefetch";
   public static final int DEFAULT_CONCURRENCY = 8;
   public static final int MAX_CONCURRENCY = 64;
   static final int MAX_RUNNING = 8;
@@ -46,6 +48,7 @@ public final class TargetJobs implements AutoCloseable {
   private final int maxConcurrency;
   private final ThreadPoolExecutor walkers;
   private final Map<String, PrefetchJob> jobs = new LinkedHashMap<>(); // in start order; guarded by this
+  private JobTotals forgotten = JobTotals.ZERO; // the jobs prune() dropped; guarded by this
 
   /**
    * @param defaultConcurrency fills in flight per job when the request names none
@@ -150,6 +153,31 @@ public final class TargetJobs implements AutoCloseable {
     return Optional.of(job.progress().snapshot());
   }
 
+  /**
+   * Counters of every job (all {@link #PREFETCH}) this target started since it started: the jobs it keeps plus
+   * those it has forgotten, so that the counts only grow. For metrics; quick (at most {@link #MAX_RUNNING} +
+   * {@link #KEEP_FINISHED} jobs).
+   */
+  public synchronized JobTotals totals() {
+    JobTotals t = forgotten;
+    for (PrefetchJob j : jobs.values()) {
+      t = t.plus(j.progress().totals());
+    }
+    return t;
+  }
+
+  /** The counters of each running job by id, oldest first (at most {@link #MAX_RUNNING}); for metrics. */
+  public synchronized Map<String, JobTotals> runningJobs() {
+    Map<String, JobTotals> out = new LinkedHashMap<>();
+    for (PrefetchJob j : jobs.values()) {
+      JobTotals t = j.progress().totals();
+      if (t.running() > 0) {
+        out.put(j.id(), t);
+      }
+    }
+    return out;
+  }
+
   private int running() {
     int n = 0;
     for (PrefetchJob j : jobs.values()) {
@@ -164,7 +192,9 @@ public final class TargetJobs implements AutoCloseable {
   private synchronized void prune() {
     int finished = jobs.size() - running();
     for (Iterator<PrefetchJob> it = jobs.values().iterator(); it.hasNext() && finished > KEEP_FINISHED; ) {
-      if (it.next().progress().state().finished()) {
+      PrefetchJob j = it.next();
+      if (j.progress().state().finished()) {
+        forgotten = forgotten.plus(j.progress().totals());
         it.remove();
         finished--;
       }

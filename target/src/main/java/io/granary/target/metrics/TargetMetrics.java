@@ -1,39 +1,130 @@
 package io.granary.target.metrics;
 
+import io.granary.clustermap.bucket.Provider;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.metrics.NodeMetrics;
+import io.granary.target.coldget.ColdObjects;
 import io.granary.target.coldget.ColdStats;
+import io.granary.target.jobs.JobTotals;
+import io.granary.target.jobs.TargetJobs;
 import io.granary.target.space.Capacity;
 import io.granary.target.space.SpaceManager;
 import io.granary.target.space.SpaceStats;
 import io.granary.target.storage.Mountpath;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.Histogram;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.ToLongBiFunction;
 
 /**
- * Registers a target's metrics (besides the request metrics every node has) as callbacks over the counters the
- * target already keeps: {@link ColdStats} (cold GETs), {@link SpaceStats} (LRU eviction), each mountpath's
- * {@link Capacity} and the cluster-map version. Names and their AIStore counterparts: docs/metrics.md.
+ * Registers a target's metrics (besides the request and error metrics every node has), mostly as callbacks over
+ * the counters the target already keeps: {@link ColdStats} (cold GETs and cache hits, by provider), the jobs'
+ * counters ({@link TargetJobs#totals}), {@link SpaceStats} (LRU eviction), each mountpath's {@link Capacity} and
+ * the cluster-map version. The two cold-GET latency histograms are recorded as fetches end. Names and their
+ * AIStore counterparts: docs/metrics.md.
+ *
+ * <p>Label sets are bounded: {@code provider} is a remote {@link Provider} ({@code aws}, {@code gcp}; every
+ * one is exported from the start, at 0, so rates work from the first event); {@code kind}, {@code state} and
+ * {@code outcome} are fixed words; {@code job} only appears on running jobs, at most {@code MAX_RUNNING} per
+ * target. Buckets and object names are never labels.
  */
 public final class TargetMetrics {
+  /** Remote providers: the values of the {@code provider} label. */
+  static final List<Provider> REMOTE = Arrays.stream(Provider.values()).filter(p -> p != Provider.AIS).toList();
+  /** Seconds from the start of a fetch to the backend's first answer: a same-region GET to a slow backend. */
+  static final double[] FIRST_BYTE_BUCKETS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+      10, 30};
+  /** Seconds of a whole fetch: a small object's round trip to many GiB over a slow link. */
+  static final double[] FETCH_BUCKETS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
+      600};
+
   private TargetMetrics() {}
 
-  public static NodeMetrics register(NodeMetrics m, ClusterMetadataHolder holder, ColdStats cold,
-      SpaceManager space, List<Mountpath> mountpaths) {
+  public static NodeMetrics register(NodeMetrics m, ClusterMetadataHolder holder, ColdObjects cold,
+      SpaceManager space, List<Mountpath> mountpaths, TargetJobs jobs) {
     m.clusterMap(holder);
+    cold(m, cold.stats(), cold::fetchesInFlight, cold::waiters);
+    jobs(m, jobs);
+    space(m, space, mountpaths);
+    return m;
+  }
 
-    m.counter("cold_get_fetches", "Objects fetched from a remote backend and cached (AIStore remote_get_count)",
-        cold::fetches);
-    m.counter("cold_get_bytes", "Bytes fetched from remote backends and cached (AIStore remote_get_bytes_total)",
-        cold::bytes);
-    m.counter("cold_get_coalesced", "Cold GETs that joined a fetch already in flight", cold::coalesced);
-    m.counter("cold_get_checksum_errors", "Fetches whose content did not match the remote checksum (AIStore "
-        + "err_cksum_count)", cold::checksumErrors);
-    m.counter("cold_get_failures", "Cold GET fetches that failed", cold::failures);
-    m.counter("cold_get_revalidations", "Cached copies checked against the remote backend", cold::revalidations);
-    m.counter("cold_get_version_changes", "Revalidations that found a new remote version (AIStore "
-        + "remote_ver_change_count)", cold::versionChanges);
+  /** Cold GETs, cache hits and misses per provider; fetches in flight and their waiters. */
+  static void cold(NodeMetrics m, ColdStats cold, IntSupplier inFlight, LongSupplier waiters) {
+    perProvider(m, "cold_get_fetches", "Objects fetched from a remote backend and cached (AIStore remote_get_count)",
+        cold, ColdStats::fetches);
+    perProvider(m, "cold_get_bytes", "Bytes fetched from remote backends and cached (AIStore "
+        + "remote_get_bytes_total)", cold, ColdStats::bytes);
+    perProvider(m, "cold_get_coalesced", "Cold GETs and job fills that joined a fetch already in flight", cold,
+        ColdStats::coalesced);
+    perProvider(m, "cold_get_checksum_errors", "Fetches whose content did not match the remote checksum (AIStore "
+        + "err_cksum_count)", cold, ColdStats::checksumErrors);
+    perProvider(m, "cold_get_failures", "Cold GET fetches that failed", cold, ColdStats::failures);
+    perProvider(m, "cold_get_revalidations", "Cached copies checked against the remote backend", cold,
+        ColdStats::revalidations);
+    perProvider(m, "cold_get_version_changes", "Revalidations that found a new remote version (AIStore "
+        + "remote_ver_change_count)", cold, ColdStats::versionChanges);
+    perProvider(m, "cache_hits", "GETs of remote-bucket objects served from the cached copy", cold,
+        ColdStats::hits);
+    perProvider(m, "cache_misses", "GETs of remote-bucket objects that needed a fetch (not cached, stale or "
+        + "evicted)", cold, ColdStats::misses);
+    m.gauge("cold_get_in_flight", "Fetches from remote backends in flight", () -> inFlight.getAsInt());
+    m.gauge("cold_get_waiters", "Requests (GETs, job fills) reading or awaiting the fetches in flight",
+        () -> waiters.getAsLong());
 
+    Histogram firstByte = m.histogram("cold_get_first_byte_seconds", "Time from a fetch's start to the "
+        + "backend's first answer (status and headers)", FIRST_BYTE_BUCKETS, "provider");
+    Histogram fetch = m.histogram("cold_get_duration_seconds", "Time from a fetch's start to its commit "
+        + "(successful fetches)", FETCH_BUCKETS, "provider");
+    DistributionDataPoint[] firstBytes = bind(firstByte);
+    DistributionDataPoint[] fetches = bind(fetch);
+    cold.timeWith(new ColdStats.Timings() {
+      @Override
+      public void firstByte(Provider provider, long nanos) {
+        observe(firstBytes[provider.ordinal()], nanos);
+      }
+
+      @Override
+      public void fetched(Provider provider, long nanos) {
+        observe(fetches[provider.ordinal()], nanos);
+      }
+    });
+  }
+
+  /** Jobs by kind: running, finished by state, objects by outcome, bytes; each running job's progress. */
+  static void jobs(NodeMetrics m, TargetJobs jobs) {
+    String kind = TargetJobs.PREFETCH;
+    m.gauge("jobs_running", "Jobs running on this target", new String[] {"kind"},
+        cb -> cb.call(jobs.totals().running(), kind));
+    m.counter("jobs_finished", "Jobs that ended on this target, by end state", new String[] {"kind", "state"},
+        cb -> {
+          JobTotals t = jobs.totals();
+          cb.call(t.succeeded(), kind, "succeeded");
+          cb.call(t.failed(), kind, "failed");
+          cb.call(t.aborted(), kind, "aborted");
+        });
+    m.counter("job_objects", "Objects this target's jobs settled, by outcome", new String[] {"kind", "outcome"},
+        cb -> {
+          JobTotals t = jobs.totals();
+          cb.call(t.fetched(), kind, "fetched");
+          cb.call(t.cached(), kind, "cached");
+          cb.call(t.notFound(), kind, "not_found");
+          cb.call(t.errors(), kind, "error");
+        });
+    m.counter("job_bytes", "Bytes this target's jobs fetched from remote backends",
+        new String[] {"kind"}, cb -> cb.call(jobs.totals().bytesFetched(), kind));
+    m.gauge("job_owned_objects", "Names a running job walked that this target owns", new String[] {"kind", "job"},
+        cb -> jobs.runningJobs().forEach((id, t) -> cb.call(t.owned(), kind, id)));
+    m.gauge("job_done_objects", "Owned objects a running job has settled (fetched, cached, not found, failed)",
+        new String[] {"kind", "job"}, cb -> jobs.runningJobs().forEach((id, t) -> cb.call(t.done(), kind, id)));
+  }
+
+  /** LRU eviction and capacity per mountpath. */
+  static void space(NodeMetrics m, SpaceManager space, List<Mountpath> mountpaths) {
     SpaceStats s = space.stats();
     m.counter("eviction_runs", "LRU eviction runs finished", s::runs);
     m.counter("evicted_objects", "Objects evicted by LRU (AIStore lru_evict_count)", s::evictedObjects);
@@ -58,7 +149,30 @@ public final class TargetMetrics {
             }
           }
         });
-    return m;
+  }
+
+  private static void perProvider(NodeMetrics m, String name, String help, ColdStats cold,
+      ToLongBiFunction<ColdStats, Provider> count) {
+    m.counter(name, help, new String[] {"provider"}, cb -> {
+      for (Provider p : REMOTE) {
+        cb.call(count.applyAsLong(cold, p), p.wireName());
+      }
+    });
+  }
+
+  /** The histogram's data point of each provider, indexed by ordinal (AIS's stays null: never observed). */
+  private static DistributionDataPoint[] bind(Histogram h) {
+    DistributionDataPoint[] points = new DistributionDataPoint[Provider.values().length];
+    for (Provider p : REMOTE) {
+      points[p.ordinal()] = h.labelValues(p.wireName());
+    }
+    return points;
+  }
+
+  private static void observe(DistributionDataPoint point, long nanos) {
+    if (point != null) {
+      point.observe(nanos / 1e9);
+    }
   }
 
   /** The capacity of {@code p} (no I/O beyond a statvfs, see SpaceManager), or null when it cannot be measured. */

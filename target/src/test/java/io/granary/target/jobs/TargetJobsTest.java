@@ -240,6 +240,40 @@ class TargetJobsTest {
   }
 
   @Test
+  void totals_countRunningAndFinishedJobs_andRunningJobsShowProgress() throws Exception {
+    JobFixtures.ScriptedFiller filler = new JobFixtures.ScriptedFiller(null);
+    jobs(ONE, filler, noListing()).start(template("j1", "s-{0..3}", 4));
+    eventually(() -> filler.pending.size() == 4);
+    assertThat(jobs.totals().running()).isEqualTo(1);
+    assertThat(jobs.runningJobs()).containsOnlyKeys("j1");
+    assertThat(jobs.runningJobs().get("j1").owned()).isEqualTo(4);
+    assertThat(jobs.runningJobs().get("j1").done()).isZero();
+    filler.completeAll();
+    awaitEnd("j1");
+    JobTotals t = jobs.totals();
+    assertThat(t.running()).isZero();
+    assertThat(t.succeeded()).isEqualTo(1);
+    assertThat(t.fetched()).isEqualTo(4);
+    assertThat(t.bytesFetched()).isEqualTo(40);
+    assertThat(jobs.runningJobs()).isEmpty();
+  }
+
+  @Test
+  void totals_keepCountingJobsNoLongerKept() throws Exception {
+    jobs(ONE, new JobFixtures.ScriptedFiller(n -> new FillResult(Outcome.ALREADY_CACHED, 0)), noListing());
+    int n = TargetJobs.KEEP_FINISHED + 3;
+    for (int i = 0; i < n; i++) {
+      jobs.start(template("j" + i, "x", 1));
+      awaitEnd("j" + i);
+    }
+    eventually(() -> jobs.list().size() == TargetJobs.KEEP_FINISHED);
+    JobTotals t = jobs.totals();
+    assertThat(t.succeeded()).isEqualTo(n);
+    assertThat(t.cached()).isEqualTo(n);
+    assertThat(t.owned()).isEqualTo(n);
+  }
+
+  @Test
   void finishedJobs_areKeptUpToTheLimit() throws Exception {
     jobs(ONE, new JobFixtures.ScriptedFiller(n -> new FillResult(Outcome.ALREADY_CACHED, 0)), noListing());
     for (int i = 0; i < TargetJobs.KEEP_FINISHED + 5; i++) {
