@@ -3,16 +3,24 @@ package io.granary.cli;
 import io.granary.loader.LoadOptions;
 import io.granary.loader.LoadRunner;
 import io.granary.loader.Protocol;
+import io.granary.loader.mlperf.MlperfOptions;
+import io.granary.loader.mlperf.MlperfRunner;
+import io.granary.loader.mlperf.Workload;
 import io.granary.loader.report.ResultJson;
 import io.granary.loader.report.RunResult;
 import io.granary.loader.report.StatsTable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code granary load}: the load generator (module loader), and {@code granary load merge} for the JSON of
@@ -21,7 +29,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "load", mixinStandardHelpOptions = true, subcommands = LoadCommand.Merge.class,
     description = {"Generate GET/PUT load against proxies (native or S3 API) or any HTTP server, aisloader-style.",
-        "Prints a stats row per --interval and a summary; --json writes results that 'granary load merge' combines."})
+        "Prints a stats row per --interval and a summary; --json writes results that 'granary load merge' combines.",
+        "With --workload: MLPerf Storage-style emulated accelerators, their AU, and --search for the most that pass."})
 public final class LoadCommand implements Callable<Integer> {
   @Option(names = "--endpoint", defaultValue = "${env:GRANARY_ENDPOINT:-http://127.0.0.1:51080}",
       description = "Proxy URL, or base URL with --protocol http; repeat or comma-separate for several "
@@ -91,8 +100,47 @@ public final class LoadCommand implements Callable<Integer> {
   @Option(names = "--secret-key", description = "S3 secret key (default: env AWS_SECRET_ACCESS_KEY).")
   String secretKey;
 
+  @Option(names = "--epochs", defaultValue = "0", description = "Read every name once per epoch, in a fresh shuffled "
+      + "order each; the run ends after N epochs or at --duration (0 for no time limit). Needs --pct-put 0.")
+  int epochs;
+
+  @Option(names = "--unique-gets", arity = "0..1", defaultValue = "true", fallbackValue = "true",
+      paramLabel = "true|false", description = "GET names in shuffled permutations, each read equally (default); "
+      + "--unique-gets=false picks uniformly at random, with replacement.")
+  boolean uniqueGets;
+
+  @Option(names = "--read-off", defaultValue = "0", description = "Range reads: first byte of each GET, e.g. 1MiB.")
+  String readOff;
+
+  @Option(names = "--read-len", defaultValue = "0", description = "Range reads: bytes per GET from --read-off "
+      + "(0: to the end of the object). Default: whole objects.")
+  String readLen;
+
+  @Option(names = "--direct", description = "Native only: send object requests straight to the owning target "
+      + "(HRW over the proxy's cluster map), signed with the cluster secret; no 307.")
+  boolean direct;
+
+  @Option(names = "--cluster-secret", paramLabel = "SECRET", description = "Cluster secret for --direct (default: env "
+      + "GRANARY_CLUSTER_SECRET; prefer it or --cluster-secret-file: ps shows arguments).")
+  String clusterSecret;
+
+  @Option(names = "--cluster-secret-file", paramLabel = "FILE", description = "File whose first line is the cluster "
+      + "secret, e.g. DATA/cluster-secret of granary local.")
+  Path clusterSecretFile;
+
+  /** {@code --workload} and its flags: the MLPerf Storage-style mode (docs/loader.md, "MLPerf mode"). */
+  @Mixin
+  MlperfFlags mlperf;
+
+  @Spec
+  CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
+    if (mlperf.checkFlags(spec)) {
+      new MlperfRunner(mlperfOptions(), System.out).run();
+      return 0;
+    }
     new LoadRunner(options(), System.out, System.err).run();
     return 0;
   }
@@ -103,7 +151,103 @@ public final class LoadCommand implements Callable<Integer> {
         LoadOptions.parseSize("--max-size", maxSize), pctPut, maxPuts, names, verify, json, loaderId, loaders,
         seed != null ? seed : System.currentTimeMillis(), LoadOptions.parseDuration("--interval", interval), cleanup,
         accessKey != null ? accessKey : System.getenv("AWS_ACCESS_KEY_ID"),
-        secretKey != null ? secretKey : System.getenv("AWS_SECRET_ACCESS_KEY"));
+        secretKey != null ? secretKey : System.getenv("AWS_SECRET_ACCESS_KEY"), epochs, uniqueGets,
+        LoadOptions.parseSize("--read-off", readOff), LoadOptions.parseSize("--read-len", readLen), direct,
+        LoadOptions.clusterSecret(clusterSecret, clusterSecretFile, direct, System.getenv("GRANARY_CLUSTER_SECRET")));
+  }
+
+  MlperfOptions mlperfOptions() {
+    Workload w = Workload.parse(mlperf.workload);
+    MlperfFlags m = mlperf;
+    return new MlperfOptions(w, LoadOptions.parseEndpoints(endpoints), bucket, Protocol.parse(protocol),
+        m.accelerators, m.search, m.maxAccelerators, m.files != null ? m.files : names != null ? 0 : w.files(),
+        m.samplesPerFile != null ? m.samplesPerFile : w.samplesPerFile(),
+        spec.commandLine().getParseResult().hasMatchedOption("--epochs") ? epochs : 1, m.stepsPerEpoch,
+        m.computeTime != null ? MlperfOptions.parseSeconds("--compute-time", m.computeTime) : w.computeSeconds(),
+        m.readThreads != null ? m.readThreads : w.readThreads(), m.prefix != null ? m.prefix : w.wireName() + "/",
+        names, m.generate, m.generateDir, m.generateOnly, workers, json, seed != null ? seed : 0,
+        accessKey != null ? accessKey : System.getenv("AWS_ACCESS_KEY_ID"),
+        secretKey != null ? secretKey : System.getenv("AWS_SECRET_ACCESS_KEY"), direct,
+        LoadOptions.clusterSecret(clusterSecret, clusterSecretFile, direct, System.getenv("GRANARY_CLUSTER_SECRET")));
+  }
+
+  /**
+   * The MLPerf mode's own flags. With {@code --workload}, of the other flags only {@link #SHARED} apply (the rest
+   * describe the aisloader-style mix); without it, none of these do. Either mistake is a one-line error.
+   */
+  static final class MlperfFlags {
+    /** Flags of the plain loader that also mean something with --workload. */
+    static final Set<String> SHARED = Set.of("--endpoint", "--bucket", "--protocol", "--names", "--json", "--seed",
+        "--workers", "--epochs", "--access-key", "--secret-key", "--direct", "--cluster-secret",
+        "--cluster-secret-file");
+
+    @Option(names = "--workload", paramLabel = "NAME", description = "MLPerf Storage-style mode: resnet50, unet3d or "
+        + "cosmoflow (DLIO's H100 sample sizes, batch, read threads and compute time; AU as DLIO computes it).")
+    String workload;
+
+    @Option(names = "--accelerators", defaultValue = "1", description = "With --workload: emulated accelerators, "
+        + "each with its own reader threads (with --search: where the search starts). Default: ${DEFAULT-VALUE}.")
+    int accelerators;
+
+    @Option(names = "--search", description = "With --workload: find the most accelerators that keep AU at the "
+        + "workload's threshold (90%%/90%%/70%%): doubling, then bisection; each probe is a run.")
+    boolean search;
+
+    @Option(names = "--max-accelerators", defaultValue = "0", description = "With --search: the most accelerators "
+        + "to try. Default: as many as the dataset gives at least 2 steps each.")
+    int maxAccelerators;
+
+    @Option(names = "--files", description = "With --workload: files in the dataset. Default: DLIO's (1024, 168, "
+        + "524288).")
+    Integer files;
+
+    @Option(names = "--samples-per-file", description = "With --workload: samples per file. Default: DLIO's (1251, "
+        + "1, 1).")
+    Integer samplesPerFile;
+
+    @Option(names = "--steps-per-epoch", defaultValue = "0", description = "With --workload: steps of each "
+        + "accelerator per epoch (at least 2). Default: as many as its share of the dataset fills.")
+    int stepsPerEpoch;
+
+    @Option(names = "--compute-time", paramLabel = "T", description = "With --workload: emulated compute per batch, "
+        + "e.g. 0.224 or 3.5ms. Default: the workload's H100 time (changing it makes AU incomparable with MLPerf).")
+    String computeTime;
+
+    @Option(names = "--read-threads", description = "With --workload: reader threads per accelerator. Default: "
+        + "DLIO's (8, 4, 4).")
+    Integer readThreads;
+
+    @Option(names = "--prefix", description = "With --workload: where the DLIO-named files are, PREFIX/train/img_..."
+        + " Default: the workload's name and a slash.")
+    String prefix;
+
+    @Option(names = "--generate", description = "With --workload: PUT the dataset's missing objects first "
+        + "(native or s3).")
+    boolean generate;
+
+    @Option(names = "--generate-dir", paramLabel = "DIR", description = "With --workload: write the dataset as "
+        + "plain files under DIR (e.g. nginx's root), skipping those present with the right size.")
+    Path generateDir;
+
+    @Option(names = "--generate-only", description = "With --workload: generate (--generate, --generate-dir), then "
+        + "stop without a run.")
+    boolean generateOnly;
+
+    /** True in MLPerf mode; a one-line {@link IllegalArgumentException} for a flag of the other mode. */
+    boolean checkFlags(CommandSpec spec) {
+      List<OptionSpec> own = spec.mixins().get("mlperf").options();
+      boolean on = workload != null;
+      for (OptionSpec o : spec.commandLine().getParseResult().matchedOptions()) {
+        boolean mine = own.contains(o);
+        if (on && !mine && !SHARED.contains(o.longestName())) {
+          throw new IllegalArgumentException(o.longestName() + " does not apply with --workload");
+        }
+        if (!on && mine) {
+          throw new IllegalArgumentException(o.longestName() + " needs --workload");
+        }
+      }
+      return on;
+    }
   }
 
   /** {@code granary load merge A.json B.json ... [--json OUT]}. */

@@ -42,26 +42,39 @@ final class BodyReader {
 
   /** Reads the whole body of {@code e}; a verification failure is an {@link IOException} naming the object. */
   long read(InputStream in, String etag, NamePool.Entry e) throws IOException {
+    return read(in, etag, e, 0, 0);
+  }
+
+  /**
+   * Reads the body of a GET of {@code e} from byte {@code offset}, {@code length} bytes ({@code 0}: to the end;
+   * both 0: the whole object). A range of an object this run PUT is checked against the same range of its content;
+   * a range of any other object cannot be checked against its ETag and is only read.
+   */
+  long read(InputStream in, String etag, NamePool.Entry e, long offset, long length) throws IOException {
     verified = false;
+    boolean ranged = offset > 0 || length > 0;
     boolean own = verify && e.written();
-    boolean byMd5 = verify && !own && etag != null && MD5_HEX.matcher(etag).matches();
+    boolean byMd5 = verify && !own && !ranged && etag != null && MD5_HEX.matcher(etag).matches();
     long seed = own ? Content.objectSeed(runSeed, e.name()) : 0;
+    long expected = !own ? -1 : length == 0 ? Math.max(0, e.size() - offset) : Math.min(length,
+        Math.max(0, e.size() - offset));
     if (byMd5) {
       md5.reset();
     }
     long pos = 0;
     for (int n; (n = in.read(buf, 0, buf.length)) >= 0; ) {
-      if (own && (pos + n > e.size() || !Content.matches(seed, pos, buf, 0, n, scratch))) {
-        throw new IOException("verify " + e.name() + ": content differs from what was PUT, within bytes " + pos
-            + "-" + (pos + n - 1));
+      if (own && (pos + n > expected || !Content.matches(seed, offset + pos, buf, 0, n, scratch))) {
+        throw new IOException("verify " + e.name() + ": content differs from what was PUT, within bytes "
+            + (offset + pos) + "-" + (offset + pos + n - 1));
       }
       if (byMd5) {
         md5.update(buf, 0, n);
       }
       pos += n;
     }
-    if (own && pos != e.size()) {
-      throw new IOException("verify " + e.name() + ": " + pos + " bytes, PUT " + e.size());
+    if (own && pos != expected) {
+      throw new IOException("verify " + e.name() + ": " + pos + " bytes" + (ranged ? " of a range of " + expected
+          : ", PUT " + e.size()));
     }
     if (byMd5 && !HexFormat.of().formatHex(md5.digest()).equalsIgnoreCase(etag)) {
       throw new IOException("verify " + e.name() + ": MD5 of the body differs from ETag " + etag);

@@ -1,7 +1,12 @@
 package io.granary.loader;
 
 import io.granary.common.config.ByteSize;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,12 +35,31 @@ import java.util.regex.Pattern;
  * @param cleanup delete the objects this run PUT when it ends
  * @param accessKey S3 access key (s3 only)
  * @param secretKey S3 secret key (s3 only)
+ * @param epochs passes over the run's names, each reading every name once in a fresh shuffled order (0: none; the
+ *     run then ends at {@code duration})
+ * @param uniqueGets GETs walk shuffled permutations of the names, so all are read equally (aisloader's
+ *     {@code -uniquegets}); false: each GET picks uniformly at random, with replacement
+ * @param readOff first byte of each GET (a range read when this or {@code readLen} is set)
+ * @param readLen bytes to read from {@code readOff}; 0 reads to the end of the object
+ * @param direct native only: send object requests straight to the owning target (HRW over the cluster map)
+ * @param clusterSecret the cluster secret direct requests are signed with (direct only); never printed
  */
 public record LoadOptions(List<URI> endpoints, String bucket, Protocol protocol, Duration duration, int workers,
     long minSize, long maxSize, int pctPut, long maxPuts, Path namesFile, boolean verify, Path jsonFile,
-    int loaderId, int loaders, long seed, Duration interval, boolean cleanup, String accessKey, String secretKey) {
+    int loaderId, int loaders, long seed, Duration interval, boolean cleanup, String accessKey, String secretKey,
+    int epochs, boolean uniqueGets, long readOff, long readLen, boolean direct, String clusterSecret) {
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
+  /** The shortest cluster secret the nodes accept ({@code ClusterSigner}: 16 bytes). */
+  static final int MIN_SECRET_LENGTH = 16;
+
+  /** The options of the first loader slice: unique GETs, whole objects, through the proxy. */
+  public LoadOptions(List<URI> endpoints, String bucket, Protocol protocol, Duration duration, int workers,
+      long minSize, long maxSize, int pctPut, long maxPuts, Path namesFile, boolean verify, Path jsonFile,
+      int loaderId, int loaders, long seed, Duration interval, boolean cleanup, String accessKey, String secretKey) {
+    this(endpoints, bucket, protocol, duration, workers, minSize, maxSize, pctPut, maxPuts, namesFile, verify,
+        jsonFile, loaderId, loaders, seed, interval, cleanup, accessKey, secretKey, 0, true, 0, 0, false, null);
+  }
 
   public LoadOptions {
     endpoints = List.copyOf(endpoints);
@@ -68,9 +92,23 @@ public record LoadOptions(List<URI> endpoints, String bucket, Protocol protocol,
     if (duration.isNegative() || interval.isNegative()) {
       throw new IllegalArgumentException("--duration and --interval must not be negative");
     }
-    if (duration.isZero() && (pctPut != 100 || maxPuts == 0)) {
-      throw new IllegalArgumentException("--duration 0 runs until --max-puts; it needs --pct-put 100 and --max-puts N");
+    if (epochs < 0) {
+      throw new IllegalArgumentException("--epochs must not be negative");
     }
+    if (duration.isZero() && epochs == 0 && (pctPut != 100 || maxPuts == 0)) {
+      throw new IllegalArgumentException("--duration 0 runs until --max-puts or --epochs; it needs --pct-put 100 and "
+          + "--max-puts N, or --epochs N");
+    }
+    if (epochs > 0 && pctPut != 0) {
+      throw new IllegalArgumentException("--epochs reads a fixed set of names once per epoch: it needs --pct-put 0");
+    }
+    if (epochs > 0 && !uniqueGets) {
+      throw new IllegalArgumentException("--epochs reads every name once per epoch: drop --unique-gets=false");
+    }
+    if (readOff < 0 || readLen < 0) {
+      throw new IllegalArgumentException("--read-off and --read-len must not be negative");
+    }
+    checkDirect(protocol, direct, clusterSecret);
     if (protocol == Protocol.HTTP) {
       if (pctPut > 0 || cleanup) {
         throw new IllegalArgumentException("--protocol http only GETs: drop --pct-put and --cleanup");
@@ -86,6 +124,77 @@ public record LoadOptions(List<URI> endpoints, String bucket, Protocol protocol,
       if (bucket.contains("://")) {
         throw new IllegalArgumentException("--protocol s3 takes a bare bucket name, not '" + bucket + "'");
       }
+    }
+  }
+
+  /** Whether GETs read a byte range rather than whole objects. */
+  public boolean ranged() {
+    return readOff > 0 || readLen > 0;
+  }
+
+  /** The options without their secrets, which must never reach a log. */
+  @Override
+  public String toString() {
+    return "LoadOptions[protocol=" + protocol.wireName() + ", endpoints=" + endpoints + ", bucket=" + bucket
+        + ", duration=" + duration + ", workers=" + workers + ", sizes=" + minSize + "-" + maxSize + ", pctPut="
+        + pctPut + ", maxPuts=" + maxPuts + ", names=" + namesFile + ", verify=" + verify + ", json=" + jsonFile
+        + ", loader=" + loaderId + "/" + loaders + ", seed=" + seed + ", interval=" + interval + ", cleanup=" + cleanup
+        + ", epochs=" + epochs + ", uniqueGets=" + uniqueGets + ", read=" + readOff + "+" + readLen + ", direct="
+        + direct + ", accessKey=" + (accessKey == null ? null : "(set)") + ", secretKey="
+        + (secretKey == null ? null : "(set)") + ", clusterSecret=" + (clusterSecret == null ? null : "(set)") + "]";
+  }
+
+  /**
+   * The cluster secret from {@code --cluster-secret}, {@code --cluster-secret-file} (its first line) or, with
+   * {@code --direct} only, the environment's {@code GRANARY_CLUSTER_SECRET} ({@code env}); null if none.
+   */
+  public static String clusterSecret(String flag, Path file, boolean direct, String env) {
+    if (flag != null && file != null) {
+      throw new IllegalArgumentException("--cluster-secret and --cluster-secret-file: give one, not both");
+    }
+    if (file != null) {
+      return readSecretFile(file);
+    }
+    if (flag != null) {
+      return flag;
+    }
+    return direct && env != null && !env.isBlank() ? env : null;
+  }
+
+  /**
+   * The cluster secret from {@code --cluster-secret-file}: the file's first line. One-line errors name the flag
+   * and never quote the file's content.
+   */
+  public static String readSecretFile(Path file) {
+    try {
+      String first = Files.readAllLines(file, StandardCharsets.UTF_8).stream().findFirst().orElse("").strip();
+      if (first.isEmpty()) {
+        throw new IllegalArgumentException("--cluster-secret-file: " + file + " is empty");
+      }
+      return first;
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException("--cluster-secret-file: no such file: " + file);
+    } catch (IOException | UncheckedIOException e) {
+      throw new IllegalArgumentException("--cluster-secret-file: cannot read " + file + ": "
+          + e.getClass().getSimpleName());
+    }
+  }
+
+  /** The checks of {@code --direct} and its secret, shared by the MLPerf mode's options. */
+  public static void checkDirect(Protocol protocol, boolean direct, String clusterSecret) {
+    if (direct && protocol != Protocol.NATIVE) {
+      throw new IllegalArgumentException("--direct works only with --protocol native, not " + protocol.wireName());
+    }
+    if (direct && (clusterSecret == null || clusterSecret.isBlank())) {
+      throw new IllegalArgumentException("--direct needs the cluster secret: env GRANARY_CLUSTER_SECRET, "
+          + "--cluster-secret-file FILE or --cluster-secret S (granary local writes it to DATA/cluster-secret)");
+    }
+    if (!direct && clusterSecret != null) {
+      throw new IllegalArgumentException("--cluster-secret and --cluster-secret-file are used only with --direct");
+    }
+    if (direct && clusterSecret.strip().length() < MIN_SECRET_LENGTH) {
+      throw new IllegalArgumentException("--cluster-secret: a cluster secret is at least " + MIN_SECRET_LENGTH
+          + " characters");
     }
   }
 

@@ -9,6 +9,7 @@ import io.granary.loader.report.RunResult;
 import io.granary.loader.report.StatsTable;
 import io.granary.loader.workload.NamePool;
 import io.granary.loader.workload.Names;
+import io.granary.loader.workload.ShuffledRounds;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,12 +86,19 @@ public final class LoadRunner {
 
   /** aisloader's "runtime configuration" line, so a saved log says what produced it. */
   private void configuration(int names) {
-    out.printf(Locale.ROOT, "granary load: %s %s %s, %d workers, %s, %d%% PUT of %s-%s, GETs from %s%s%s, "
-            + "loader %d of %d, seed %d%n", o.protocol().wireName(), o.endpoints(), o.bucket() == null ? "" : o.bucket(),
-        o.workers(), o.duration().isZero() ? "until " + o.maxPuts() + " PUTs" : o.duration().toMillis() / 1000.0 + "s",
-        o.pctPut(), StatsTable.bytes(o.minSize()), StatsTable.bytes(o.maxSize()),
+    String length = o.epochs() > 0 ? o.epochs() + " epochs" + (o.duration().isZero() ? "" : " or "
+        + o.duration().toMillis() / 1000.0 + "s") : o.duration().isZero() ? "until " + o.maxPuts() + " PUTs"
+        : o.duration().toMillis() / 1000.0 + "s";
+    String order = o.pctPut() == 100 ? "" : o.uniqueGets() ? " (shuffled, each once per pass)" : " (uniform random)";
+    String range = !o.ranged() ? "" : ", range reads of " + (o.readLen() == 0 ? "the rest" : StatsTable.bytes(
+        o.readLen())) + " at " + o.readOff();
+    String mix = o.pctPut() == 0 ? "no PUTs" : o.pctPut() + "% PUT of " + StatsTable.bytes(o.minSize()) + "-"
+        + StatsTable.bytes(o.maxSize());
+    out.printf(Locale.ROOT, "granary load: %s%s %s %s, %d workers, %s, %s, GETs from %s%s%s%s%s, "
+            + "loader %d of %d, seed %d%n", o.protocol().wireName(), o.direct() ? " direct to targets" : "",
+        o.endpoints(), o.bucket() == null ? "" : o.bucket(), o.workers(), length, mix,
         names > 0 ? names + " names" + (o.pctPut() > 0 ? " and the objects it PUTs" : "")
-            : o.pctPut() == 100 ? "none" : "the objects it PUTs",
+            : o.pctPut() == 100 ? "none" : "the objects it PUTs", order, range,
         o.verify() ? ", verify" : "", o.cleanup() ? ", cleanup" : "", o.loaderId(), o.loaders(), o.seed());
   }
 
@@ -100,9 +108,19 @@ public final class LoadRunner {
     List<Thread> threads = new ArrayList<>();
     StatsTable table = new StatsTable(out);
     List<OpStats> active = active();
+    // Unique GETs and epochs: one shuffled order for all workers, seeded apart per loader.
+    ShuffledRounds rounds = o.pctPut() == 100 || !o.uniqueGets() ? null
+        : new ShuffledRounds(pool, o.seed() * 1_000_003L + o.loaderId(), o.epochs());
+    AtomicInteger epochsDone = new AtomicInteger();
+    Worker.Shared shared = new Worker.Shared(o, pool, rounds, gets, puts, stop, budget, this::error, r -> {
+      if (o.epochs() > 0) {
+        epochsDone.incrementAndGet();
+        epoch(r);
+      }
+    });
     long start = System.nanoTime();
     for (int i = 0; i < o.workers(); i++) {
-      Worker w = new Worker(i, o, clients.get(i % clients.size()), pool, gets, puts, stop, budget, this::error);
+      Worker w = new Worker(i, clients.get(i % clients.size()), shared);
       Thread t = new Thread(w, "loader-" + i);
       t.setDaemon(true);
       threads.add(t);
@@ -146,6 +164,10 @@ public final class LoadRunner {
       ops.put(s.op(), s.total(seconds));
     }
     RunResult r = new RunResult(seconds, ops, o.protocol().wireName(), o.bucket(), 1, o.workers());
+    if (o.epochs() > 0 && epochsDone.get() < o.epochs()) {
+      out.printf(Locale.ROOT, "--duration ended the run with %d of %d epochs complete%n", epochsDone.get(),
+          o.epochs());
+    }
     table.summary(r);
     int hidden = errorsShown.get() - ERRORS_SHOWN;
     if (hidden > 0) {
@@ -155,6 +177,14 @@ public final class LoadRunner {
       cleanup(clients, pool.written());
     }
     return r;
+  }
+
+  /** The line of one finished epoch: its reads, bytes, time and throughput. */
+  private void epoch(ShuffledRounds.Round r) {
+    double seconds = (System.nanoTime() - r.startNanos()) / 1e9;
+    out.printf(Locale.ROOT, "epoch %d of %d: %d GETs, %s in %.2fs, %s/s, %s%n", r.number() + 1, o.epochs(),
+        r.size(), StatsTable.bytes(r.bytes()), seconds, StatsTable.bytes(seconds > 0 ? r.bytes() / seconds : 0),
+        r.errors() == 0 ? "no errors" : r.errors() + " errors");
   }
 
   private List<OpStats> active() {

@@ -54,6 +54,27 @@ class BodyReaderTest {
   }
 
   @Test
+  void read_rangeOfOwnObject_checkedAgainstThatRange_rangeOfForeignObjectNot() throws Exception {
+    BodyReader r = new BodyReader(true, SEED);
+    byte[] whole = content("r", 100_000);
+    NamePool.Entry own = new NamePool.Entry("r", 100_000);
+    assertThat(r.read(new ByteArrayInputStream(whole, 1000, 4096), null, own, 1000, 4096)).isEqualTo(4096);
+    assertThat(r.verified()).isTrue();
+    assertThat(r.read(new ByteArrayInputStream(whole, 99_000, 1000), null, own, 99_000, 0)).as("to the end")
+        .isEqualTo(1000);
+    assertThat(r.read(new ByteArrayInputStream(whole, 99_000, 1000), null, own, 99_000, 5000)).as("past the end")
+        .isEqualTo(1000);
+    assertThatThrownBy(() -> r.read(new ByteArrayInputStream(whole, 1001, 4096), null, own, 1000, 4096))
+        .hasMessageContaining("content differs from what was PUT, within bytes 1000-");
+    assertThatThrownBy(() -> r.read(new ByteArrayInputStream(whole, 1000, 10), null, own, 1000, 4096))
+        .hasMessageContaining("10 bytes of a range of 4096");
+    byte[] body = "hello world".getBytes();
+    String md5 = HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(body));
+    r.read(new ByteArrayInputStream(body, 0, 5), md5, new NamePool.Entry("f", -1), 0, 5);
+    assertThat(r.verified()).as("an ETag covers the whole object").isFalse();
+  }
+
+  @Test
   void read_withoutVerify_onlyCounts() throws Exception {
     BodyReader r = new BodyReader(false, SEED);
     assertThat(r.read(new ByteArrayInputStream(new byte[12345]), null, new NamePool.Entry("x", 1))).isEqualTo(12345);

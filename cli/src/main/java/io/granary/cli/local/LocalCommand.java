@@ -1,7 +1,11 @@
 package io.granary.cli.local;
 
 import io.granary.proxy.auth.Credentials;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +53,9 @@ public final class LocalCommand implements Callable<Integer> {
   @Option(names = "--auth", description = "Require signed requests on the native /v1/ API too (S3 always needs them).")
   boolean auth;
 
+  /** The file under --data that holds the running cluster's secret, for clients that talk to targets directly. */
+  static final String SECRET_FILE = "cluster-secret";
+
   @Override
   public Integer call() throws Exception {
     LocalCluster.Options d = LocalCluster.Options.defaults(data.toAbsolutePath());
@@ -62,14 +69,21 @@ public final class LocalCommand implements Callable<Integer> {
         d.classpath(), logToFiles, Duration.ofSeconds(90), List.of(), keys, auth, targetArgs);
     CountDownLatch stopped = new CountDownLatch(1);
     LocalCluster[] cluster = new LocalCluster[1];
+    Path secretFile = opts.dataDir().resolve(SECRET_FILE);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.err.println("granary local: stopping...");
       if (cluster[0] != null) {
         cluster[0].close();
       }
+      try {
+        Files.deleteIfExists(secretFile);
+      } catch (IOException e) {
+        // best effort: the next start overwrites it
+      }
       stopped.countDown();
     }, "local-shutdown"));
     cluster[0] = LocalCluster.start(opts);
+    writeSecret(secretFile, cluster[0].clusterSecret());
     System.out.println();
     System.out.println("Granary local cluster is up: 1 proxy, " + targets + " targets, data in " + opts.dataDir());
     System.out.println("  endpoint:    " + cluster[0].endpoint() + "   (S3 at / and /s3/, native API at /v1/)");
@@ -77,6 +91,7 @@ public final class LocalCommand implements Callable<Integer> {
         + keys.secretKey() + " AWS_REGION=us-east-1");
     System.out.println("  native API:  " + (auth ? "requires SigV4 with the S3 keys" : "open on loopback (--auth to require keys)"));
     System.out.println("  cluster map: curl " + cluster[0].endpoint() + "/v1/cluster/map");
+    System.out.println("  secret:      " + secretFile + "   (the cluster secret, for granary load --direct)");
     System.out.println("  try:         aws --endpoint-url " + cluster[0].endpoint() + " s3 mb s3://demo");
     System.out.println("               curl -X POST " + cluster[0].endpoint() + "/v1/buckets/demo2"
         + (auth ? "   (sign it: --auth is on)" : ""));
@@ -84,5 +99,16 @@ public final class LocalCommand implements Callable<Integer> {
     System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  /** Writes the secret readable by this user only (where the file system has POSIX permissions). */
+  private static void writeSecret(Path file, String secret) throws IOException {
+    Files.deleteIfExists(file);
+    try {
+      Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    } catch (UnsupportedOperationException e) {
+      Files.createFile(file);
+    }
+    Files.writeString(file, secret + "\n", StandardCharsets.UTF_8);
   }
 }

@@ -4,18 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
+import io.granary.it.support.GranaryCli;
+import io.granary.it.support.GranaryCli.Result;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
 import java.net.URI;
 import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -143,27 +143,7 @@ class LoaderIT {
     return names;
   }
 
-  private record Result(int exit, String stdout, String stderr) {
-    String all() {
-      return stdout + stderr;
-    }
-  }
-
   private static Result cli(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("granary.node.classpath"), "io.granary.cli.GranaryCommand"));
-    cmd.addAll(List.of(args));
-    Path out = Files.createTempFile("load", ".out");
-    Path err = Files.createTempFile("load", ".err");
-    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("granary " + String.join(" ", args) + " did not end: " + Files.readString(out));
-    }
-    Result r = new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-    Files.deleteIfExists(out);
-    Files.deleteIfExists(err);
-    return r;
+    return GranaryCli.run(Duration.ofSeconds(60), args);
   }
 }

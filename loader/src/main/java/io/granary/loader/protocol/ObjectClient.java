@@ -28,6 +28,26 @@ public interface ObjectClient extends AutoCloseable {
   /** GETs the whole object and hands its body to {@code consumer}; returns what the consumer returned. */
   long get(String name, BodyConsumer consumer) throws Exception;
 
+  /**
+   * GETs bytes {@code offset} to {@code offset + length - 1} of the object ({@code length} 0: to its end) with a
+   * {@code Range} header, expecting 206, and hands that body to {@code consumer}. Offset and length 0 is
+   * {@link #get(String, BodyConsumer)}.
+   */
+  default long get(String name, long offset, long length, BodyConsumer consumer) throws Exception {
+    if (rangeHeader(offset, length) == null) {
+      return get(name, consumer);
+    }
+    throw new UnsupportedOperationException("this protocol does not read ranges");
+  }
+
+  /** {@code bytes=OFF-LAST} or {@code bytes=OFF-} for a range read; null for the whole object. */
+  static String rangeHeader(long offset, long length) {
+    if (offset == 0 && length == 0) {
+      return null;
+    }
+    return "bytes=" + offset + "-" + (length == 0 ? "" : Long.toString(offset + length - 1));
+  }
+
   /** PUTs {@code size} bytes; {@code content} makes a fresh stream of them for each (re)send. */
   void put(String name, long size, Supplier<InputStream> content) throws Exception;
 

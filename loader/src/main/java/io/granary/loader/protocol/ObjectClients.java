@@ -1,5 +1,6 @@
 package io.granary.loader.protocol;
 
+import io.granary.common.auth.ClusterSigner;
 import io.granary.loader.LoadOptions;
 import java.net.URI;
 
@@ -10,7 +11,7 @@ public final class ObjectClients {
   /** {@code share} is how many workers will use this endpoint (the S3 client's connection pool size). */
   public static ObjectClient open(LoadOptions o, URI endpoint, int share) {
     return switch (o.protocol()) {
-      case NATIVE -> new NativeClient(endpoint, o.bucket());
+      case NATIVE -> new NativeClient(endpoint, o.bucket(), o.direct() ? ClusterSigner.of(o.clusterSecret()) : null);
       case S3 -> new S3ObjectClient(endpoint, o.bucket(), o.accessKey(), o.secretKey(), share);
       case HTTP -> new HttpGetClient(endpoint);
     };

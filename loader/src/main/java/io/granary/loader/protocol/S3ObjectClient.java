@@ -70,7 +70,13 @@ public final class S3ObjectClient implements ObjectClient {
 
   @Override
   public long get(String name, BodyConsumer consumer) throws Exception {
-    try (ResponseInputStream<GetObjectResponse> in = s3.getObject(b -> b.bucket(bucket).key(name))) {
+    return get(name, 0, 0, consumer);
+  }
+
+  @Override
+  public long get(String name, long offset, long length, BodyConsumer consumer) throws Exception {
+    String range = ObjectClient.rangeHeader(offset, length);
+    try (ResponseInputStream<GetObjectResponse> in = s3.getObject(b -> b.bucket(bucket).key(name).range(range))) {
       String etag = in.response().eTag();
       return consumer.consume(in, etag == null ? null : NativeClient.unquote(etag));
     }

@@ -7,7 +7,8 @@ import java.util.Random;
 
 /**
  * The objects GETs pick from: names given up front (a list file or a listing) plus every object this run PUT
- * successfully. Workers pick without locking; adding takes a short lock on the PUT path only.
+ * successfully. Workers pick without locking; adding takes a short lock on the PUT path only. {@link #pick} draws
+ * uniformly with replacement; {@link ShuffledRounds} hands the same entries out as shuffled permutations instead.
  *
  * <p>Publication: {@link #add} writes the array, then the element, then the volatile size; {@link #pick} reads the
  * size first, so every index below it is set in whatever (same or newer) array it then reads.
@@ -42,7 +43,12 @@ public final class NamePool {
     size = n + 1;
   }
 
-  /** A uniformly random entry, or null while the pool is empty. */
+  /** Entry {@code i}, below a {@link #size()} read before; entries keep their index for the pool's life. */
+  public Entry get(int i) {
+    return entries[i];
+  }
+
+  /** A uniformly random entry (with replacement: {@code --unique-gets=false}), or null while the pool is empty. */
   public Entry pick(Random random) {
     int n = size;
     Entry[] a = entries;
