@@ -21,6 +21,7 @@ WRK_TIMEOUT="${WRK_TIMEOUT:-30s}"       # wrk per-request timeout (its default 2
 TARGETS="${TARGETS:-1}"                 # Granary targets; 1 compares one server against one server
 GRANARY_ARGS="${GRANARY_ARGS:-}"        # extra arguments for `granary local`, e.g. "--jvm-opt=-Xmx1g"
 START_TIMEOUT="${START_TIMEOUT:-180}"   # seconds to wait for the local cluster
+BUILD="${BUILD:-auto}"                  # auto: ./granary builds if sources changed; 0: use cli/target as it is
 KEEP="${KEEP:-0}"                       # 1: keep the temporary work dir (files, logs, wrk output)
 BUCKET="${BUCKET:-bench}"
 # What is measured: granary = a target's direct GET path (where a native 307 lands), s3 = the proxy's S3 API
@@ -53,6 +54,7 @@ done
 [[ " $SERVERS " == *" granary "* && " $SERVERS " == *" nginx "* ]] \
   || die "SERVERS must include granary and nginx, the references of every ratio (got '$SERVERS')"
 ((COUNT_150K + COUNT_1M + COUNT_10M > 0)) || die "all file counts are 0"
+[[ "$BUILD" == auto || "$BUILD" == 0 ]] || die "BUILD must be auto or 0, got '$BUILD'"
 
 # label, bytes, count
 SIZES=("150KiB $((150 * 1024)) $COUNT_150K" "1MiB $((1024 * 1024)) $COUNT_1M" "10MiB $((10 * 1024 * 1024)) $COUNT_10M")
@@ -228,8 +230,16 @@ done
 log "nginx up on $NGINX_URL (master pid $NGINX_PID)"
 
 # ------------------------------------------------------------------------------------------------ granary
-log "building Granary if needed (first build can take a few minutes)"
-"$repo/granary" --version >/dev/null || die "could not build/run granary (see Maven output above)"
+# Build if needed (BUILD=auto), then run a private copy of the distribution: another developer may rebuild
+# cli/target while this runs (a jar rewritten under a running JVM breaks it).
+if [[ "$BUILD" == auto ]]; then
+  log "building Granary if needed (first build can take a few minutes)"
+  "$repo/granary" --version >/dev/null || die "could not build/run granary (see Maven output above)"
+fi
+[[ -f "$repo/cli/target/granary.jar" && -d "$repo/cli/target/lib" ]] \
+  || die "no Granary distribution in cli/target (run ./granary --version, or BUILD=auto)"
+mkdir -p "$WORK/dist"
+cp -r "$repo/cli/target/granary.jar" "$repo/cli/target/lib" "$WORK/dist/"
 GRANARY_PORT="$(free_ports $((TARGETS + 1)))"
 # Targets serve only requests signed with the cluster secret; the benchmark signs its direct-to-target URLs with it.
 GRANARY_CLUSTER_SECRET="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -237,8 +247,8 @@ export GRANARY_CLUSTER_SECRET
 PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
 mkdir -p "$WORK/granary"
 # shellcheck disable=SC2086 # GRANARY_ARGS is a list of words on purpose
-(cd "$repo" && exec ./granary local --targets "$TARGETS" --port "$GRANARY_PORT" --data "$WORK/granary" \
-  --log-dir-only $GRANARY_ARGS) >"$WORK/granary-local.out" 2>&1 &
+(cd "$repo" && exec java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" \
+  --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only $GRANARY_ARGS) >"$WORK/granary-local.out" 2>&1 &
 GRANARY_PID=$!
 log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"
 for ((i = 0; ; i++)); do
