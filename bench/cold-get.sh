@@ -36,7 +36,6 @@ results_dir="$here/results"
 log() { printf '[cold-get %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[cold-get] ERROR: %s\n' "$*" >&2; exit 1; }
 
-is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
 for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL TARGETS START_TIMEOUT CURL_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
 done
@@ -64,33 +63,8 @@ S3PROXY_PID=""
 GRANARY_PID=""
 XARGS_PID=""
 
-stop_pid() { # pid signal seconds: signal, wait up to seconds, then SIGKILL
-  local pid="$1" sig="$2" secs="$3" i
-  [[ -n "$pid" ]] || return 0
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill "-$sig" "$pid" 2>/dev/null || true
-  for ((i = 0; i < secs * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "pid $pid did not exit after SIG$sig within ${secs}s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || true
-}
 
 # Our processes only: their command line mentions our work dir (another developer may run Granary or S3Proxy too).
-our_pids() {
-  [[ -n "$WORK" ]] || return 0
-  local p
-  for p in $( (pgrep -f GranaryCommand; pgrep -f 'granary\.jar'; pgrep -f s3proxy) 2>/dev/null | sort -u); do
-    [[ "$p" != "$$" ]] || continue
-    if [[ -r /proc/$p/cmdline ]] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF -- "$WORK/"; then
-      echo "$p"
-    fi
-  done
-}
 
 stop_xargs() {
   [[ -n "$XARGS_PID" ]] || return 0
@@ -117,25 +91,7 @@ cleanup() {
     log "stopping S3Proxy (pid $S3PROXY_PID)"
     stop_pid "$S3PROXY_PID" TERM 20
   fi
-  local left
-  left="$(our_pids)"
-  if [[ -n "$left" ]]; then
-    log "WARNING: leftover processes of this run after shutdown, killing: $(echo $left)"
-    for p in $left; do kill -KILL "$p" 2>/dev/null; done
-    sleep 1
-    left="$(our_pids)"
-    [[ -z "$left" ]] || log "ERROR: processes still alive: $(echo $left)"
-    ((rc != 0)) || rc=1
-  fi
-  if [[ -n "$WORK" && -d "$WORK" ]]; then
-    if [[ "$KEEP" == 1 ]]; then
-      log "keeping work dir $WORK"
-    else
-      rm -rf "$WORK"
-    fi
-  fi
-  ((rc == 0)) || log "exiting with status $rc"
-  exit "$rc"
+  end_run "$rc" "$WORK" "$KEEP"
 }
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
@@ -167,7 +123,6 @@ for t in curl python3 java sha256sum head pgrep xargs du; do
 done
 curl --help all 2>/dev/null | grep -q -- '--aws-sigv4' || die "this curl has no --aws-sigv4 (needs curl 7.75 or later)"
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 6))" "$1" "$2"; }
 

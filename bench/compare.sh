@@ -21,6 +21,8 @@ UPDATE_LATEST="${UPDATE_LATEST:-auto}" # auto: after a full run of every part th
 RENDER_FROM="${RENDER_FROM:-}"       # a compare JSON: render its markdown (and the latest files) without running
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 repo="$(cd "$here/.." && pwd)"
 results_dir="$here/results"
 
@@ -502,16 +504,6 @@ CWORK=""
 PART_PID=""
 
 # Our processes only: every part's work dir lies under CWORK, and so does every path its processes are given.
-our_pids() {
-  [[ -n "$CWORK" ]] || return 0
-  local p
-  for p in $(pgrep -f -- "$CWORK/" 2>/dev/null || true); do
-    [[ "$p" != "$$" && "$p" != "$BASHPID" ]] || continue
-    if [[ -r /proc/$p/cmdline ]] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF -- "$CWORK/"; then
-      echo "$p"
-    fi
-  done
-}
 
 cleanup() {
   local rc=$? i left
@@ -527,24 +519,7 @@ cleanup() {
     kill -0 "$PART_PID" 2>/dev/null && kill -KILL "$PART_PID" 2>/dev/null
     wait "$PART_PID" 2>/dev/null
   fi
-  left="$(our_pids)"
-  if [[ -n "$left" ]]; then
-    log "WARNING: leftover processes of this run, killing: $(xargs <<<"$left")"
-    for p in $left; do kill -KILL "$p" 2>/dev/null; done
-    sleep 1
-    left="$(our_pids)"
-    [[ -z "$left" ]] || log "ERROR: processes still alive: $(xargs <<<"$left")"
-    ((rc != 0)) || rc=1
-  fi
-  if [[ -n "$CWORK" && -d "$CWORK" ]]; then
-    if [[ "$KEEP" == 1 ]]; then
-      log "keeping work dir $CWORK"
-    else
-      rm -rf "$CWORK"
-    fi
-  fi
-  ((rc == 0)) || log "exiting with status $rc"
-  exit "$rc"
+  end_run "$rc" "$CWORK" "$KEEP"
 }
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
@@ -591,7 +566,7 @@ for part in warm cold mlperf; do
   t0="$EPOCHREALTIME"
   rc=0
   # Each part builds nothing (BUILD=0: the jar was built above) and puts its work dir under CWORK. The tee of its
-  # stderr names its file relative to CWORK, so that our_pids does not take it for one of the part's processes.
+  # stderr names its file relative to CWORK, so that pids_under does not take it for one of the part's processes.
   env "${penv[@]}" BUILD=0 KEEP="$KEEP" TMPDIR="$CWORK/tmp" "$here/$script" >"$CWORK/$part.json" \
     2> >(trap '' INT TERM; cd "$CWORK" && exec tee "$part.log" >&2) &
   PART_PID=$!

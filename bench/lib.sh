@@ -36,3 +36,119 @@ for _ in range(500):
 sys.exit("no block of %d free ports found" % n)
 EOF
 }
+
+# ------------------------------------------------------------------------------------------------ shared by the scripts
+# The scripts define log and die before sourcing these into use.
+is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# stop_pid PID SIGNAL SECONDS: signal, wait up to SECONDS, then SIGKILL
+stop_pid() {
+  local pid="$1" sig="$2" secs="$3" i
+  [[ -n "$pid" ]] || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill "-$sig" "$pid" 2>/dev/null || true
+  for ((i = 0; i < secs * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "pid $pid did not exit after SIG$sig within ${secs}s; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# pids_under DIR: this run's processes, i.e. those whose command line names a path under DIR (another developer
+# may run Granary, nginx or S3Proxy on this machine too; theirs are never touched).
+pids_under() {
+  [[ -n "$1" ]] || return 0
+  local p
+  for p in $(pgrep -f -- "$1/" 2>/dev/null || true); do
+    [[ "$p" != "$$" && "$p" != "$BASHPID" ]] || continue
+    if [[ -r /proc/$p/cmdline ]] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF -- "$1/"; then
+      echo "$p"
+    fi
+  done
+}
+
+# end_run RC DIR KEEP: kills what is left of this run under DIR (which makes the status 1), removes DIR unless
+# KEEP is 1, and exits with the status. The last step of every script's EXIT trap.
+end_run() {
+  local rc="$1" dir="$2" keep="$3" left p
+  left="$(pids_under "$dir")"
+  if [[ -n "$left" ]]; then
+    log "WARNING: leftover processes of this run after shutdown, killing: $(xargs <<<"$left")"
+    for p in $left; do kill -KILL "$p" 2>/dev/null; done
+    sleep 1
+    left="$(pids_under "$dir")"
+    [[ -z "$left" ]] || log "ERROR: processes still alive: $(xargs <<<"$left")"
+    ((rc != 0)) || rc=1
+  fi
+  if [[ -n "$dir" && -d "$dir" ]]; then
+    if [[ "$keep" == 1 ]]; then
+      log "keeping work dir $dir"
+    else
+      rm -rf "$dir"
+    fi
+  fi
+  ((rc == 0)) || log "exiting with status $rc"
+  exit "$rc"
+}
+
+# start_nginx NGINX_BIN DIR ROOT: nginx in the foreground serving ROOT on a free 127.0.0.1 port, configured like
+# a tuned static server (sendfile, tcp_nopush, long keep-alive, no access log), its files under DIR. Sets
+# NGINX_PORT, NGINX_PID and NGINX_URL.
+start_nginx() {
+  local bin="$1" dir="$2" root="$3" user_line="" i
+  mkdir -p "$dir/tmp"
+  NGINX_PORT="$(free_ports 1)"
+  ((EUID != 0)) || user_line="user root;" # workers must read the work dir whatever TMPDIR's parents allow
+  cat >"$dir/nginx.conf" <<CONF
+$user_line
+daemon off;
+master_process on;
+worker_processes auto;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_requests 100000;
+  keepalive_timeout 75s;
+  default_type application/octet-stream;
+  client_body_temp_path $dir/tmp/client;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $root;
+    location / { }
+  }
+}
+CONF
+  "$bin" -t -p "$dir/" -e "$dir/error.log" -c "$dir/nginx.conf" 2>"$dir/test.out" \
+    || { cat "$dir/test.out" >&2; die "nginx rejected its configuration ($dir/nginx.conf)"; }
+  "$bin" -p "$dir/" -e "$dir/error.log" -c "$dir/nginx.conf" >"$dir/stdout" 2>&1 &
+  NGINX_PID=$!
+  NGINX_URL="http://127.0.0.1:$NGINX_PORT"
+  for ((i = 0; ; i++)); do
+    kill -0 "$NGINX_PID" 2>/dev/null || { cat "$dir/stdout" "$dir/error.log" >&2 2>/dev/null; die "nginx exited at startup"; }
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' "$NGINX_URL/" 2>/dev/null || true)" =~ ^(200|403|404)$ ]] && break
+    ((i < 100)) || die "nginx did not start listening on $NGINX_URL within 10s"
+    sleep 0.1
+  done
+}
+
+# stop_nginx PID: the master with SIGTERM (then SIGKILL), and any worker it leaves
+stop_nginx() {
+  local workers p
+  workers="$(pgrep -P "$1" 2>/dev/null)"
+  stop_pid "$1" TERM 15
+  for p in $workers; do kill -KILL "$p" 2>/dev/null; done
+}

@@ -41,7 +41,6 @@ results_dir="$here/results"
 log() { printf '[mlperf-resnet50 %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[mlperf-resnet50] ERROR: %s\n' "$*" >&2; exit 1; }
 
-is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
 for v in MAX_ACCELERATORS STEPS SAMPLES_PER_FILE EPOCHS ROUNDS START WARMUP SEED GEN_WORKERS TARGETS START_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
 done
@@ -83,33 +82,8 @@ NGINX_PID=""
 GRANARY_PID=""
 LOADER_PID=""
 
-stop_pid() { # pid signal seconds: signal, wait up to seconds, then SIGKILL
-  local pid="$1" sig="$2" secs="$3" i
-  [[ -n "$pid" ]] || return 0
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill "-$sig" "$pid" 2>/dev/null || true
-  for ((i = 0; i < secs * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "pid $pid did not exit after SIG$sig within ${secs}s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || true
-}
 
 # Our processes only: their command line mentions our work dir (another developer may run Granary or nginx too).
-our_pids() {
-  [[ -n "$WORK" ]] || return 0
-  local p
-  for p in $( (pgrep -f GranaryCommand; pgrep -f 'granary\.jar'; pgrep -f nginx) 2>/dev/null | sort -u); do
-    [[ "$p" != "$$" ]] || continue
-    if [[ -r /proc/$p/cmdline ]] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF -- "$WORK/"; then
-      echo "$p"
-    fi
-  done
-}
 
 cleanup() {
   local rc=$?
@@ -121,34 +95,13 @@ cleanup() {
   fi
   if [[ -n "$NGINX_PID" ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
     log "stopping nginx (master pid $NGINX_PID)"
-    local workers
-    workers="$(pgrep -P "$NGINX_PID" 2>/dev/null)"
-    stop_pid "$NGINX_PID" TERM 15
-    for p in $workers; do kill -KILL "$p" 2>/dev/null; done
+    stop_nginx "$NGINX_PID"
   fi
   if [[ -n "$GRANARY_PID" ]] && kill -0 "$GRANARY_PID" 2>/dev/null; then
     log "stopping granary local (pid $GRANARY_PID)"
     stop_pid "$GRANARY_PID" TERM 60
   fi
-  local left
-  left="$(our_pids)"
-  if [[ -n "$left" ]]; then
-    log "WARNING: leftover processes of this run after shutdown, killing: $(xargs <<<"$left")"
-    for p in $left; do kill -KILL "$p" 2>/dev/null; done
-    sleep 1
-    left="$(our_pids)"
-    [[ -z "$left" ]] || log "ERROR: processes still alive: $(xargs <<<"$left")"
-    ((rc != 0)) || rc=1
-  fi
-  if [[ -n "$WORK" && -d "$WORK" ]]; then
-    if [[ "$KEEP" == 1 ]]; then
-      log "keeping work dir $WORK"
-    else
-      rm -rf "$WORK"
-    fi
-  fi
-  ((rc == 0)) || log "exiting with status $rc"
-  exit "$rc"
+  end_run "$rc" "$WORK" "$KEEP"
 }
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
@@ -184,7 +137,6 @@ done
 
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 2))" "$1" "$2"; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 # ------------------------------------------------------------------------------------------------ work dir
 T_START="$(now)"
@@ -214,48 +166,7 @@ java -jar "$WORK/dist/granary.jar" load --help 2>/dev/null | grep -q -- '--gener
   || die "this granary.jar has no MLPerf mode (granary load --workload ... --generate-dir): rebuild it (BUILD=auto)"
 
 # ------------------------------------------------------------------------------------------------ nginx
-NGINX_PORT="$(free_ports 1)"
-user_line=""
-((EUID != 0)) || user_line="user root;" # workers must be able to read the work dir whatever TMPDIR's parents allow
-cat >"$WORK/nginx/nginx.conf" <<EOF
-$user_line
-daemon off;
-master_process on;
-worker_processes auto;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  tcp_nodelay on;
-  keepalive_requests 100000;
-  keepalive_timeout 75s;
-  default_type application/octet-stream;
-  client_body_temp_path $WORK/nginx/tmp/client;
-  proxy_temp_path $WORK/nginx/tmp/proxy;
-  fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
-  uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
-  scgi_temp_path $WORK/nginx/tmp/scgi;
-  server {
-    listen 127.0.0.1:$NGINX_PORT;
-    root $WWW;
-    location / { }
-  }
-}
-EOF
-"$NGINX_BIN" -t -p "$WORK/nginx/" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" 2>"$WORK/nginx/test.out" \
-  || { cat "$WORK/nginx/test.out" >&2; die "nginx rejected its configuration ($WORK/nginx/nginx.conf)"; }
-"$NGINX_BIN" -p "$WORK/nginx/" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" >"$WORK/nginx/stdout" 2>&1 &
-NGINX_PID=$!
-NGINX_URL="http://127.0.0.1:$NGINX_PORT"
-for ((i = 0; ; i++)); do
-  kill -0 "$NGINX_PID" 2>/dev/null || { cat "$WORK/nginx/stdout" "$WORK/nginx/error.log" >&2 2>/dev/null; die "nginx exited at startup"; }
-  [[ "$(curl -s -o /dev/null -w '%{http_code}' "$NGINX_URL/" 2>/dev/null || true)" =~ ^(200|403|404)$ ]] && break
-  ((i < 100)) || die "nginx did not start listening on $NGINX_URL within 10s"
-  sleep 0.1
-done
+start_nginx "$NGINX_BIN" "$WORK/nginx" "$WWW"
 log "nginx up on $NGINX_URL (master pid $NGINX_PID), root $WWW"
 
 # ------------------------------------------------------------------------------------------------ granary

@@ -36,7 +36,6 @@ results_dir="$here/results"
 log() { printf '[warm-get %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[warm-get] ERROR: %s\n' "$*" >&2; exit 1; }
 
-is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
 for v in COUNT_150K COUNT_1M COUNT_10M DURATION WARMUP WARMUP_CONNECTIONS MAX_THREADS TARGETS START_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
 done
@@ -65,32 +64,8 @@ NGINX_PID=""
 GRANARY_PID=""
 WRK_PID=""
 
-stop_pid() { # pid signal seconds: signal, wait up to seconds, then SIGKILL
-  local pid="$1" sig="$2" secs="$3" i
-  [[ -n "$pid" ]] || return 0
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill "-$sig" "$pid" 2>/dev/null || true
-  for ((i = 0; i < secs * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "pid $pid did not exit after SIG$sig within ${secs}s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || true
-}
 
 # Our processes only: their command line mentions our work dir (another developer may run Granary too).
-our_granary_pids() {
-  [[ -n "$WORK" ]] || return 0
-  local p
-  for p in $( (pgrep -f GranaryCommand; pgrep -f 'granary\.jar') 2>/dev/null | sort -u); do
-    if [[ -r /proc/$p/cmdline ]] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF -- "$WORK/"; then
-      echo "$p"
-    fi
-  done
-}
 
 cleanup() {
   local rc=$?
@@ -102,34 +77,13 @@ cleanup() {
   fi
   if [[ -n "$NGINX_PID" ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
     log "stopping nginx (master pid $NGINX_PID)"
-    local workers
-    workers="$(pgrep -P "$NGINX_PID" 2>/dev/null)"
-    stop_pid "$NGINX_PID" TERM 15
-    for p in $workers; do kill -KILL "$p" 2>/dev/null; done
+    stop_nginx "$NGINX_PID"
   fi
   if [[ -n "$GRANARY_PID" ]] && kill -0 "$GRANARY_PID" 2>/dev/null; then
     log "stopping granary local (pid $GRANARY_PID)"
     stop_pid "$GRANARY_PID" TERM 60
   fi
-  local left
-  left="$(our_granary_pids)"
-  if [[ -n "$left" ]]; then
-    log "WARNING: leftover Granary processes after shutdown, killing: $(echo $left)"
-    for p in $left; do kill -KILL "$p" 2>/dev/null; done
-    sleep 1
-    left="$(our_granary_pids)"
-    [[ -z "$left" ]] || log "ERROR: Granary processes still alive: $(echo $left)"
-    ((rc != 0)) || rc=1
-  fi
-  if [[ -n "$WORK" && -d "$WORK" ]]; then
-    if [[ "$KEEP" == 1 ]]; then
-      log "keeping work dir $WORK"
-    else
-      rm -rf "$WORK"
-    fi
-  fi
-  ((rc == 0)) || log "exiting with status $rc"
-  exit "$rc"
+  end_run "$rc" "$WORK" "$KEEP"
 }
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT
@@ -160,7 +114,6 @@ for t in curl python3 java sha256sum head pgrep; do
   command -v "$t" >/dev/null || die "required tool '$t' is missing"
 done
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 # ------------------------------------------------------------------------------------------------ work dir and files
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-warm-get.XXXXXX")"
@@ -184,49 +137,7 @@ done
 chmod 644 "$FILES"/*
 
 # ------------------------------------------------------------------------------------------------ nginx
-NGINX_PORT="$(free_ports 1)"
-user_line=""
-((EUID != 0)) || user_line="user root;" # workers must be able to read the work dir whatever TMPDIR's parents allow
-cat >"$WORK/nginx/nginx.conf" <<EOF
-$user_line
-daemon off;
-master_process on;
-worker_processes auto;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  tcp_nodelay on;
-  keepalive_requests 100000;
-  keepalive_timeout 75s;
-  default_type application/octet-stream;
-  client_body_temp_path $WORK/nginx/tmp/client;
-  proxy_temp_path $WORK/nginx/tmp/proxy;
-  fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
-  uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
-  scgi_temp_path $WORK/nginx/tmp/scgi;
-  server {
-    listen 127.0.0.1:$NGINX_PORT;
-    root $FILES;
-    location / { }
-  }
-}
-EOF
-"$NGINX_BIN" -t -p "$WORK/nginx/" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" 2>"$WORK/nginx/test.out" \
-  || { cat "$WORK/nginx/test.out" >&2; die "nginx rejected its configuration ($WORK/nginx/nginx.conf)"; }
-"$NGINX_BIN" -p "$WORK/nginx/" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" >"$WORK/nginx/stdout" 2>&1 &
-NGINX_PID=$!
-NGINX_URL="http://127.0.0.1:$NGINX_PORT"
-for f in "$FILES"/*; do probe="${f##*/}"; break; done
-for ((i = 0; ; i++)); do
-  kill -0 "$NGINX_PID" 2>/dev/null || { cat "$WORK/nginx/stdout" "$WORK/nginx/error.log" >&2 2>/dev/null; die "nginx exited at startup"; }
-  [[ "$(curl -s -o /dev/null -w '%{http_code}' "$NGINX_URL/$probe" 2>/dev/null || true)" == 200 ]] && break
-  ((i < 100)) || die "nginx did not start listening on $NGINX_URL within 10s"
-  sleep 0.1
-done
+start_nginx "$NGINX_BIN" "$WORK/nginx" "$FILES"
 log "nginx up on $NGINX_URL (master pid $NGINX_PID)"
 
 # ------------------------------------------------------------------------------------------------ granary
@@ -369,7 +280,7 @@ keepalive() { # url -> "true" or "false"
   [[ "$n" == 0 ]] && echo true || echo false
 }
 first_name="${NAMES[1MiB]%% *}"
-[[ -n "$first_name" ]] || first_name="$probe"
+[[ -n "$first_name" ]] || first_name="$(ls "$FILES" | head -n 1)"
 KA_GRANARY="$(keepalive "${OWNER[$first_name]}${SIGNED[$first_name]}")"
 KA_NGINX="$(keepalive "$NGINX_URL/$first_name")"
 [[ "$KA_GRANARY" == true ]] \

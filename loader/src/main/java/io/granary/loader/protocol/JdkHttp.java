@@ -34,6 +34,14 @@ final class JdkHttp {
     HttpRequest build(URI uri);
   }
 
+  /** GETs of whole objects ({@code range} null) or of a {@code Range}, for any URI a redirect leads to. */
+  static RequestFactory get(String range) {
+    return u -> {
+      HttpRequest.Builder b = HttpRequest.newBuilder(u).GET().timeout(REQUEST_TIMEOUT);
+      return (range == null ? b : b.header("Range", range)).build();
+    };
+  }
+
   /** Sends, following up to three 307/302/301 hops; the answer is the first that is not a redirect. */
   static <T> HttpResponse<T> send(HttpClient http, URI uri, RequestFactory requests, HttpResponse.BodyHandler<T> h)
       throws IOException, InterruptedException {

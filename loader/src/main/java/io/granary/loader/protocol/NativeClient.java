@@ -143,10 +143,8 @@ public final class NativeClient implements ObjectClient {
   @Override
   public long get(String name, long offset, long length, BodyConsumer consumer) throws Exception {
     String range = ObjectClient.rangeHeader(offset, length);
-    HttpResponse<InputStream> r = send("GET", name, u -> {
-      HttpRequest.Builder b = HttpRequest.newBuilder(u).GET().timeout(JdkHttp.REQUEST_TIMEOUT);
-      return (range == null ? b : b.header("Range", range)).build();
-    }, HttpResponse.BodyHandlers.ofInputStream());
+    HttpResponse<InputStream> r = send("GET", name, JdkHttp.get(range),
+        HttpResponse.BodyHandlers.ofInputStream());
     if (r.statusCode() != (range == null ? 200 : 206)) {
       throw StatusException.of(r.statusCode(), JdkHttp.small(r.body()));
     }
