@@ -17,6 +17,8 @@ public interface Backend extends AutoCloseable {
    * Opens {@code length} bytes of {@code key} from {@code offset} ({@code length < 0}: to the end) for streaming.
    * The returned channel reads into any {@link java.nio.ByteBuffer}, direct ones included, and never reports a
    * clean end of stream before the promised length: a short body throws {@link BackendException.Kind#TRUNCATED}.
+   * The promise is {@link RemoteRead#length()}: less than asked when the range runs past the end, and the whole
+   * object when a range from offset 0 meets a server that ignores Range.
    *
    * @param expected when not null, the read fails with {@link BackendException.Kind#CHANGED} if the remote object
    *     is no longer this version (S3: If-Match on the ETag; GCS: generation match), so ranged pieces of one

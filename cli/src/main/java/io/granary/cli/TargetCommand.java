@@ -82,8 +82,8 @@ public final class TargetCommand implements Callable<Integer> {
   int coldThreads;
 
   @Option(names = "--cold-parallel-threshold", defaultValue = "64MiB",
-      description = "Remote objects at least this large are fetched with parallel ranged reads (default: "
-          + "${DEFAULT-VALUE}).")
+      description = "Remote objects larger than this are fetched with parallel ranged reads; the first read "
+          + "covers this many bytes (default: ${DEFAULT-VALUE}).")
   String coldParallelThreshold;
 
   @Option(names = "--cold-parallel-chunk", defaultValue = "16MiB",

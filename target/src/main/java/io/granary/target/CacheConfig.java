@@ -7,7 +7,7 @@ import java.time.Duration;
  *
  * @param coldThreads threads that read from remote stores and write cold objects to disk (bounded: each holds one
  *     backend connection)
- * @param parallelThreshold objects at least this large are fetched with parallel ranged reads
+ * @param parallelThreshold objects larger than this are fetched with parallel ranged reads; the first read covers this many bytes
  * @param parallelChunk size of each ranged read of a parallel fetch
  * @param parallelStreams ranged reads in flight per parallel fetch
  * @param backendReadTimeout longest silence tolerated from a remote store before a read is retried or failed

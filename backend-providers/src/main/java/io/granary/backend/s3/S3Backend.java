@@ -98,8 +98,10 @@ public final class S3Backend implements Backend {
     if (total < 0) {
       total = r.contentRange() == null ? served : expected == null ? -1 : expected.size();
     }
-    if (served < 0 || (offset > 0 && r.contentRange() == null) || (length > 0 && served > length)) {
-      // Without a length we cannot tell a short body from a whole one; a 200 to a ranged GET is the wrong bytes.
+    boolean whole = r.contentRange() == null; // a 200: the server ignored Range or none was asked
+    if (served < 0 || (offset > 0 && whole) || (length > 0 && served > length && !whole)) {
+      // Without a length we cannot tell a short body from a whole one; a 200 to a range past 0 is the wrong
+      // bytes. A 200 to a range from 0 is the whole object, which serves the range and more (length() says so).
       body.abort();
       throw new BackendException(Kind.OTHER, 0, "GET s3://" + bucket + "/" + key + ": "
           + (served < 0 ? "no Content-Length" : "Range ignored by the server"));

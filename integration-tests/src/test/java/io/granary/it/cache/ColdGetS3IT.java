@@ -104,9 +104,42 @@ class ColdGetS3IT {
     Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "big/parallel.bin", null);
     assertThat(r.status()).isEqualTo(200);
     assertThat(Http.sha256(r.body())).isEqualTo(Http.sha256(data));
-    List<FaultProxy.Recorded> ranged = faults.requests().stream().filter(getOf("big/parallel.bin"))
-        .filter(x -> x.range() != null).toList();
-    assertThat(ranged).as("parallel ranged reads after the first chunk").hasSizeGreaterThanOrEqualTo(4);
+    List<FaultProxy.Recorded> gets = faults.requests().stream().filter(getOf("big/parallel.bin")).toList();
+    // The first read is a range of the threshold's 8 MiB; the rest comes as 2 MiB chunks. Together the ranges
+    // cover the object exactly once: no byte is asked for twice, none is sent only to be aborted.
+    assertThat(gets).allSatisfy(g -> assertThat(g.range()).isNotNull());
+    assertThat(gets.get(0).range()).isEqualTo("bytes=0-" + (8 * 1024 * 1024 - 1));
+    assertThat(gets).hasSize(1 + (data.length - 8 * 1024 * 1024 + 2 * 1024 * 1024 - 1) / (2 * 1024 * 1024));
+    long covered = 0;
+    List<long[]> spans = new ArrayList<>();
+    for (FaultProxy.Recorded g : gets) {
+      String[] fromTo = g.range().substring("bytes=".length()).split("-");
+      long from = Long.parseLong(fromTo[0]);
+      long to = Math.min(Long.parseLong(fromTo[1]), data.length - 1);
+      spans.add(new long[] {from, to});
+      covered += to - from + 1;
+    }
+    spans.sort((a, b) -> Long.compare(a[0], b[0]));
+    for (int i = 1; i < spans.size(); i++) {
+      assertThat(spans.get(i)[0]).as("ranges are contiguous").isEqualTo(spans.get(i - 1)[1] + 1);
+    }
+    assertThat(covered).isEqualTo(data.length);
+  }
+
+  @Test
+  void emptyAndTinyObjects_areFetchedCold() throws Exception {
+    seed("tiny/empty.bin", 0, 30);
+    byte[] three = seed("tiny/three.bin", 3, 31);
+    Http.Reply empty = RemoteBuckets.get(cluster, "aws", BUCKET, "tiny/empty.bin", null);
+    assertThat(empty.status()).as(empty.bodyText()).isEqualTo(200);
+    assertThat(empty.body()).isEmpty();
+    Http.Reply tiny = RemoteBuckets.get(cluster, "aws", BUCKET, "tiny/three.bin", null);
+    assertThat(tiny.status()).isEqualTo(200);
+    assertThat(tiny.body()).isEqualTo(three);
+    assertThat(cachedNames()).contains("tiny/empty.bin", "tiny/three.bin");
+    long before = faults.count(getOf("tiny/"));
+    assertThat(RemoteBuckets.get(cluster, "aws", BUCKET, "tiny/empty.bin", null).body()).isEmpty();
+    assertThat(faults.count(getOf("tiny/"))).as("warm reads send the backend no GET").isEqualTo(before);
   }
 
   @Test
@@ -222,8 +255,9 @@ class ColdGetS3IT {
   @Test
   void rangeOfAColdObject_answersWithoutWaitingForTheWholeObject() throws Exception {
     byte[] data = seed("range/cold.bin", 6_000_000, 9);
-    // The whole-object fetch is held back; the range far from its start is read from the backend directly.
-    faults.inject(r -> getOf("range/cold.bin").test(r) && r.range() == null,
+    // The fetch (whose first read is a range from 0) is held back; the range far from its start is read from the
+    // backend directly.
+    faults.inject(r -> getOf("range/cold.bin").test(r) && (r.range() == null || r.range().startsWith("bytes=0-")),
         new FaultProxy.Fault.Stall(Duration.ofSeconds(5), 64 * 1024), 1);
     long t0 = System.nanoTime();
     Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(RemoteBuckets.objectUrl(cluster, "aws",

@@ -29,10 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Downloads one object into its fetch's work file, verifies it and commits it. Runs on the cold pool. Objects of
- * at least {@link CacheConfig#parallelThreshold()} are read as parallel ranges (the first answer, a whole-object
- * GET, supplies the first chunk and the size); a read cut short or stalled resumes where it stopped, pinned to
- * the same remote version, a few times before the fetch fails.
+ * Downloads one object into its fetch's work file, verifies it and commits it. Runs on the cold pool. Objects
+ * larger than {@link CacheConfig#parallelThreshold()} are read as parallel ranges (the first answer, a ranged GET
+ * of the threshold's bytes, supplies the front of the object and its size); a read cut short or stalled resumes
+ * where it stopped, pinned to the same remote version, a few times before the fetch fails.
  */
 final class FetchTask implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(FetchTask.class);
@@ -71,7 +71,7 @@ final class FetchTask implements Runnable {
     FileChannel ch = null;
     SpaceReservation space = null;
     try {
-      RemoteRead first = backend.read(bucket.bucket().name(), name, 0, -1, null);
+      RemoteRead first = openFirst(bucket.bucket().name(), name);
       stats.firstByte(provider, System.nanoTime() - t0);
       RemoteObject object = first.object();
       long size = object.size();
@@ -86,12 +86,13 @@ final class FetchTask implements Runnable {
       fetch.opened(ch, object);
       ContentVerifier verifier = new ContentVerifier(bucket.checksum(), object);
       Sequencer seq = new Sequencer(ch, size, verifier, fetch, rangePool::execute);
-      if (size >= config.parallelThreshold() && size > config.parallelChunk() && config.parallelStreams() > 1) {
-        copy(first, object, ch, seq, 0, config.parallelChunk());
-        first.close(); // aborts the rest of the whole-object GET
-        parallel(object, ch, seq, config.parallelChunk(), size);
-      } else {
-        copy(first, object, ch, seq, 0, size);
+      try {
+        if (first.length() < size) {
+          parallel(first, object, ch, seq, size);
+        } else {
+          copy(first, object, ch, seq, 0, size);
+        }
+      } finally {
         first.close();
       }
       if (size == 0) {
@@ -138,18 +139,49 @@ final class FetchTask implements Runnable {
     return object.etag() != null ? object.etag() : object.md5();
   }
 
-  /** Reads the rest of the object as parallel chunks: this thread plus up to streams - 1 helpers. */
-  private void parallel(RemoteObject object, FileChannel ch, Sequencer seq, long from, long size) throws Exception {
-    AtomicLong next = new AtomicLong(from);
-    List<CompletableFuture<Void>> helpers = new ArrayList<>();
-    for (int i = 1; i < config.parallelStreams(); i++) {
-      helpers.add(rangePool.submit(() -> {
-        chunks(object, ch, seq, next, size);
-        return null;
-      }));
+  /**
+   * The first answer: a ranged read of the object's first {@code max(threshold, chunk)} bytes, which brings an
+   * object up to the parallel threshold whole (one request, as a plain GET) and tells a larger one's size. Asking
+   * for a range rather than the whole object means no bytes are sent only to be aborted once the parallel reads
+   * take over (on a bandwidth-bound link those would be paid for twice). An empty object has no first range
+   * (S3 answers 416); a server that ignores Range sends the whole object, which is as good.
+   */
+  private RemoteRead openFirst(String bucket, String name) throws IOException {
+    if (config.parallelStreams() < 2) {
+      return backend.read(bucket, name, 0, -1, null);
     }
+    try {
+      return backend.read(bucket, name, 0, Math.max(config.parallelThreshold(), config.parallelChunk()), null);
+    } catch (BackendException e) {
+      if (e.kind() != BackendException.Kind.INVALID_RANGE) {
+        throw e;
+      }
+      return backend.read(bucket, name, 0, -1, null);
+    }
+  }
+
+  /**
+   * Copies the first answer's range on this thread while up to streams - 1 helpers read the rest as chunks, then
+   * joins them. The front of the object, which clients stream first, comes in order from the first answer. The
+   * helpers start once its first chunk is on disk: started with the first answer, their requests and bytes compete
+   * with the response heads and first bytes on their way to the clients (on a busy node, by milliseconds).
+   */
+  private void parallel(RemoteRead first, RemoteObject object, FileChannel ch, Sequencer seq, long size)
+      throws Exception {
+    AtomicLong next = new AtomicLong(first.length());
+    List<CompletableFuture<Void>> helpers = new ArrayList<>();
+    Runnable startHelpers = () -> {
+      for (int i = 1; i < config.parallelStreams(); i++) {
+        helpers.add(rangePool.submit(() -> {
+          chunks(object, ch, seq, next, size);
+          return null;
+        }));
+      }
+    };
     Exception failure = null;
     try {
+      copy(first, object, ch, seq, 0, first.length(), Math.min(config.parallelChunk(), first.length()),
+          startHelpers);
       chunks(object, ch, seq, next, size);
     } catch (Exception e) {
       failure = e;
@@ -185,28 +217,39 @@ final class FetchTask implements Runnable {
 
   /**
    * Copies {@code [offset, offset + length)} into the work file from {@code read} (null: open a ranged read),
-   * resuming a read that breaks off.
+   * resuming a read that breaks off. Bytes are written and published a full buffer at a time: the remote's client
+   * hands over a few KiB per read, and a write, a publish and a client wake-up per few KiB cost more CPU than the
+   * bytes themselves. Only the object's first piece goes out as soon as it arrives, for the first byte's sake.
    */
   private void copy(RemoteRead read, RemoteObject object, FileChannel ch, Sequencer seq, long offset, long length)
       throws IOException {
+    copy(read, object, ch, seq, offset, length, Long.MAX_VALUE, null);
+  }
+
+  /** As the copy above; runs {@code then} once {@code thenAt} bytes are copied. */
+  private void copy(RemoteRead read, RemoteObject object, FileChannel ch, Sequencer seq, long offset, long length,
+      long thenAt, Runnable then) throws IOException {
     String bucket = fetch.bucket().bucket().name();
     String name = fetch.location().name();
     ByteBuffer buf = BUFFER.get();
     long done = 0;
     int resumes = 0;
     RemoteRead r = read;
+    Runnable pending = then;
     try {
       while (done < length) {
         if (r == null) {
           r = backend.read(bucket, name, offset + done, length - done, object);
         }
+        buf.clear().limit((int) Math.min(buf.capacity(), length - done));
+        BackendException broke = null;
         try {
-          buf.clear().limit((int) Math.min(buf.capacity(), length - done));
-          int n = r.read(buf);
-          if (n < 0) { // a backend reports a short body itself; this guards against one that does not
-            throw new BackendException(BackendException.Kind.TRUNCATED, 0, "remote body of " + name
-                + " ended at " + (offset + done) + " of " + object.size());
-          }
+          fill(r, buf, offset + done == 0);
+        } catch (BackendException e) {
+          broke = e;
+        }
+        int n = buf.position();
+        if (n > 0) { // what arrived before a break is good: keep it, resume after it
           buf.flip();
           long pos = offset + done;
           while (buf.hasRemaining()) {
@@ -214,10 +257,15 @@ final class FetchTask implements Runnable {
           }
           seq.completed(offset + done, n);
           done += n;
-        } catch (BackendException e) {
-          if ((e.kind() != BackendException.Kind.TRUNCATED && e.kind() != BackendException.Kind.UNAVAILABLE)
+          if (pending != null && done >= thenAt) {
+            pending.run();
+            pending = null;
+          }
+        }
+        if (broke != null) {
+          if ((broke.kind() != BackendException.Kind.TRUNCATED && broke.kind() != BackendException.Kind.UNAVAILABLE)
               || ++resumes > RESUMES) {
-            throw e;
+            throw broke;
           }
           closeQuietly(r);
           r = null;
@@ -227,6 +275,20 @@ final class FetchTask implements Runnable {
     } finally {
       if (r != null && r != read) {
         closeQuietly(r);
+      }
+    }
+  }
+
+  /** Reads until {@code buf} is full ({@code eager}: until anything arrived). */
+  private void fill(RemoteRead r, ByteBuffer buf, boolean eager) throws IOException {
+    while (buf.hasRemaining()) {
+      int n = r.read(buf);
+      if (n < 0) { // a backend reports a short body itself; this guards against one that does not
+        throw new BackendException(BackendException.Kind.TRUNCATED, 0, "remote body of "
+            + fetch.location().name() + " ended after " + r.offset() + " + " + buf.position() + " bytes");
+      }
+      if (eager && n > 0) {
+        return;
       }
     }
   }
