@@ -12,13 +12,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ------------------------------------------------------------------------------------------------ parameters
 COUNT="${COUNT:-16}"                   # objects for the throughput runs
-SIZE_MIB="${SIZE_MIB:-64}"             # their size in MiB (64 MiB and more are fetched by parallel ranged reads)
+SIZE_MIB="${SIZE_MIB:-64}"             # their size in MiB (objects over 64 MiB are fetched by parallel ranged reads)
 TTFB_SIZE_MIB="${TTFB_SIZE_MIB:-256}"  # size of the time-to-first-byte object in MiB
 CONCURRENCY="${CONCURRENCY:-1 4}"      # parallel GETs; one direct, one cold and one warm run per value and round
 ROUNDS="${ROUNDS:-2}"                  # rounds of (direct, cold, warm) per concurrency; medians are reported
 TTFB_REPS="${TTFB_REPS:-3}"            # repetitions of (direct, cold, warm) for the TTFB object
 WARMUP="${WARMUP:-1}"                  # 1: one untimed direct + cold + warm pass first (the JVMs' JIT needs it)
-WARMUP_SMALL="${WARMUP_SMALL:-300}"    # with WARMUP: this many 4 KiB objects read cold first, so the cold path is JIT-compiled
+WARMUP_SMALL="${WARMUP_SMALL:-1000}"   # with WARMUP: this many 4 KiB objects read cold first, so the cold path is JIT-compiled
+LINK_MBIT="${LINK_MBIT:-0}"            # >0: S3Proxy's answers share a link of this many Mbit/s (tc htb on lo; needs root)
 TARGETS="${TARGETS:-1}"                # Granary targets
 GRANARY_ARGS="${GRANARY_ARGS:-}"       # extra arguments for `granary local`, e.g. "--target-arg=--cold-threads=8"
 S3PROXY_JVM_OPTS="${S3PROXY_JVM_OPTS:-}" # extra JVM options for S3Proxy, e.g. "-Xmx1g"
@@ -36,7 +37,7 @@ results_dir="$here/results"
 log() { printf '[cold-get %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[cold-get] ERROR: %s\n' "$*" >&2; exit 1; }
 
-for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL TARGETS START_TIMEOUT CURL_TIMEOUT; do
+for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT TARGETS START_TIMEOUT CURL_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
 done
 ((COUNT >= 1)) || die "COUNT must be at least 1"
@@ -54,6 +55,7 @@ TTFB_SIZE=$((TTFB_SIZE_MIB << 20))
 MAX_C=0
 for c in $CONCURRENCY; do ((c <= MAX_C)) || MAX_C=$c; done
 TTFB_KEY="ttfb-${TTFB_SIZE_MIB}MiB.bin"
+PRELUDE_KEY="ttfb-prelude-4KiB.bin" # read cold just before the TTFB object: see the TTFB section below
 KEYS=()
 for ((i = 1; i <= COUNT; i++)); do KEYS+=("$(printf 'obj-%04d.bin' "$i")"); done
 
@@ -78,6 +80,32 @@ stop_xargs() {
   XARGS_PID=""
 }
 
+# The remote link: S3Proxy's answers (source port = its port) go through an htb class of LINK_MBIT, as if the
+# remote were across a network link of that bandwidth; everything else on lo (clients, proxy, targets, uploads to
+# S3Proxy) stays unshaped. Only ever one shaping on lo: another one active is an error, never overwritten.
+SHAPED=0
+TC=(tc)
+shape_link() { # port
+  command -v tc >/dev/null || die "LINK_MBIT needs tc (Debian package iproute2)"
+  ((EUID == 0)) || TC=(sudo -n tc)
+  "${TC[@]}" qdisc show dev lo >/dev/null || die "LINK_MBIT needs root or password-less sudo (tc qdisc on lo)"
+  if tc qdisc show dev lo | grep -q ' root ' && ! tc qdisc show dev lo | grep -q '^qdisc noqueue 0: root'; then
+    die "lo already has a root qdisc ($(tc qdisc show dev lo | head -1)); not touching another run's shaping"
+  fi
+  "${TC[@]}" qdisc add dev lo root handle 1: htb default 10 r2q 1000 \
+    || die "tc: cannot add an htb qdisc on lo (kernel without sch_htb?)"
+  SHAPED=1
+  "${TC[@]}" class add dev lo parent 1: classid 1:10 htb rate 30gbit burst 4m cburst 4m \
+    && "${TC[@]}" class add dev lo parent 1: classid 1:20 htb rate "${LINK_MBIT}mbit" ceil "${LINK_MBIT}mbit" burst 1m cburst 1m \
+    && "${TC[@]}" filter add dev lo parent 1: protocol ip prio 1 u32 match ip sport "$1" 0xffff flowid 1:20 \
+    || die "tc: cannot set up the ${LINK_MBIT} Mbit/s class for port $1"
+}
+unshape_link() {
+  ((SHAPED)) || return 0
+  "${TC[@]}" qdisc del dev lo root 2>/dev/null || log "WARNING: could not remove the htb qdisc from lo (tc qdisc del dev lo root)"
+  SHAPED=0
+}
+
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
@@ -87,6 +115,7 @@ cleanup() {
     log "stopping granary local (pid $GRANARY_PID)"
     stop_pid "$GRANARY_PID" TERM 60
   fi
+  unshape_link
   if [[ -n "$S3PROXY_PID" ]] && kill -0 "$S3PROXY_PID" 2>/dev/null; then
     log "stopping S3Proxy (pid $S3PROXY_PID)"
     stop_pid "$S3PROXY_PID" TERM 20
@@ -183,6 +212,10 @@ for ((i = 0; ; i++)); do
   sleep 0.2
 done
 log "S3Proxy $S3PROXY_VERSION up on $S3_URL (pid $S3PROXY_PID), data in $WORK/s3data"
+if ((LINK_MBIT > 0)); then
+  shape_link "$S3PROXY_PORT"
+  log "S3Proxy's answers share a ${LINK_MBIT} Mbit/s link (tc htb on lo, source port $S3PROXY_PORT)"
+fi
 printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_AK" "$S3_SK" >"$WORK/credentials"
 chmod 600 "$WORK/credentials"
 
@@ -212,6 +245,7 @@ upload_one() { # key bytes
 }
 for key in "${KEYS[@]}"; do upload_one "$key" "$SIZE"; done
 upload_one "$TTFB_KEY" "$TTFB_SIZE"
+upload_one "$PRELUDE_KEY" 4096
 if ((WARMUP && WARMUP_SMALL > 0)); then
   head -c 4096 /dev/urandom >"$WORK/small.bin"
   for ((i = 0; i < WARMUP_SMALL; i++)); do
@@ -419,36 +453,41 @@ for ((r = 1; r <= ROUNDS; r++)); do
   done
 done
 
-# TTFB of the large object: direct, then cold through Granary after a fresh registration, then warm.
-ttfb_one() { # kind -> one JSON object
-  local user base line
+# TTFB of the large object: direct, then cold through Granary after a fresh registration, then warm. Between the
+# registration and the cold GET of the large object, one 4 KiB object is read cold (its first byte is reported as
+# prelude_s): the large object's figure is then that of a cold read in a bucket in use, as during training, and not
+# of the first request after seconds of silence, which also pays the backend client's check of its idle pooled
+# connection (Apache HttpClient validates a connection idle for 2 s or more before reusing it).
+ttfb_one() { # kind [key size] -> one JSON object
+  local user base line key="${2:-$TTFB_KEY}" size="${3:-$TTFB_SIZE}"
   if [[ "$1" == direct ]]; then user="$S3_AK:$S3_SK" base="$S3_URL"; else user="$G_AK:$G_SK" base="$PROXY_URL"; fi
-  line="$(s3curl "$user" "$base/$BUCKET/$TTFB_KEY" -o /dev/null \
+  line="$(s3curl "$user" "$base/$BUCKET/$key" -o /dev/null \
     -w '{"code":"%{http_code}","bytes":%{size_download},"ttfb_s":%{time_starttransfer},"total_s":%{time_total}}')" \
-    || die "$1 GET of $TTFB_KEY failed (curl exit $?)"
+    || die "$1 GET of $key failed (curl exit $?)"
   python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
 if d["code"] != "200" or d["bytes"] != int(sys.argv[2]):
-    sys.exit("%s GET of the TTFB object: %s" % (sys.argv[3], sys.argv[1]))
+    sys.exit("%s GET of %s: %s" % (sys.argv[3], sys.argv[4], sys.argv[1]))
 del d["code"]
-print(json.dumps(d))' "$line" "$TTFB_SIZE" "$1" || die "TTFB $1 GET failed"
+print(json.dumps(d))' "$line" "$size" "$1" "$key" || die "TTFB $1 GET of $key failed"
 }
 for ((r = 1; r <= TTFB_REPS; r++)); do
   log "TTFB $r/$TTFB_REPS: ${TTFB_SIZE_MIB} MiB object direct, cold and warm through Granary"
   d="$(ttfb_one direct)"
   register
+  p="$(ttfb_one cold "$PRELUDE_KEY" 4096)"
   s0="$(cpu_ticks "$S3PROXY_PID")"
   k="$(ttfb_one cold)"
   fetched=$(($(cpu_ticks "$S3PROXY_PID") - s0))
   w="$(ttfb_one warm)"
-  printf '{"type":"ttfb","rep":%d,"direct":%s,"cold":%s,"warm":%s,"s3proxy_cpu_ticks_cold":%d}\n' \
-    "$r" "$d" "$k" "$w" "$fetched" >>"$RUNS"
-  python3 - "$d" "$k" "$w" >&2 <<'EOF'
+  printf '{"type":"ttfb","rep":%d,"direct":%s,"prelude":%s,"cold":%s,"warm":%s,"s3proxy_cpu_ticks_cold":%d}\n' \
+    "$r" "$d" "$p" "$k" "$w" "$fetched" >>"$RUNS"
+  python3 - "$d" "$k" "$w" "$p" >&2 <<'EOF'
 import json, sys
-d, k, w = (json.loads(a) for a in sys.argv[1:])
-print("    first byte: direct %.4fs, cold %.4fs, warm %.4fs; whole object: direct %.3fs, cold %.3fs, warm %.3fs"
-      % (d["ttfb_s"], k["ttfb_s"], w["ttfb_s"], d["total_s"], k["total_s"], w["total_s"]))
+d, k, w, p = (json.loads(a) for a in sys.argv[1:])
+print("    first byte: direct %.4fs, cold %.4fs, warm %.4fs (4 KiB prelude cold %.4fs); whole object: direct %.3fs, cold %.3fs, warm %.3fs"
+      % (d["ttfb_s"], k["ttfb_s"], w["ttfb_s"], p["ttfb_s"], d["total_s"], k["total_s"], w["total_s"]))
 EOF
 done
 MEASURE_SECS="$(elapsed "$MEASURE_START" "$(now)")"
@@ -467,7 +506,7 @@ export BENCH_RUNS="$RUNS" BENCH_JAVA="$java_version" BENCH_CURL="$curl_version" 
   BENCH_TOTAL_SECS="$(elapsed "$T_START" "$(now)")" BENCH_REREG="${REREG_SECS[*]}" BENCH_LOGS="$WORK/granary/logs" \
   BENCH_S3PROXY_LOG="$WORK/s3proxy.log" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" BENCH_S3PROXY_VERSION="$S3PROXY_VERSION" \
   BENCH_SIZE="$SIZE" BENCH_TTFB_SIZE="$TTFB_SIZE" \
-  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
+  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
 import glob, json, os, platform, re, statistics
 
@@ -537,13 +576,14 @@ ttfb = {
     "cold_s": med(r["cold"]["ttfb_s"] for r in tt),
     "warm_s": med(r["warm"]["ttfb_s"] for r in tt),
 }
+ttfb["prelude_s"] = med(r["prelude"]["ttfb_s"] for r in tt)
 ttfb["ratio"] = ratio(ttfb["cold_s"], ttfb["direct_s"])
 ttfb["ratio_warm_vs_direct"] = ratio(ttfb["warm_s"], ttfb["direct_s"])
 ttfb["direct_total_s"] = med(r["direct"]["total_s"] for r in tt)
 ttfb["cold_total_s"] = med(r["cold"]["total_s"] for r in tt)
 ttfb["warm_total_s"] = med(r["warm"]["total_s"] for r in tt)
 ttfb["ratio_total"] = ratio(ttfb["cold_total_s"], ttfb["direct_total_s"])
-ttfb["reps"] = [{k: r[k] for k in ("rep", "direct", "cold", "warm")} for r in tt]
+ttfb["reps"] = [{k: r[k] for k in ("rep", "direct", "prelude", "cold", "warm")} for r in tt]
 
 tp = {str(e["concurrency"]): e["ratio_cold_vs_direct"] for e in results}
 goals = {
@@ -590,12 +630,15 @@ doc = {
         "ttfb_reps": int(E["TTFB_REPS"]),
         "warmup": E["WARMUP"] == "1",
         "warmup_small_objects": int(E["WARMUP_SMALL"]) if E["WARMUP"] == "1" else 0,
+        "remote_link_mbit": int(E["LINK_MBIT"]) or None,
+        "ttfb_method": "per rep: direct GET; re-register the bucket; cold GET of a 4 KiB object (prelude_s); cold GET of the TTFB object (cold_s); warm GET",
         "targets": int(E["TARGETS"]),
         "granary_args": E["GRANARY_ARGS"],
         "s3proxy_jvm_opts": E["S3PROXY_JVM_OPTS"],
         "bucket": E["BUCKET"],
         "client": "curl --aws-sigv4 aws:amz:us-east-1:s3 -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD', one process per GET, body to /dev/null",
-        "remote": "S3Proxy %s, jclouds filesystem provider, on this machine" % E["BENCH_S3PROXY_VERSION"],
+        "remote": "S3Proxy %s, jclouds filesystem provider, on this machine%s" % (E["BENCH_S3PROXY_VERSION"],
+                  ", its answers sharing a %s Mbit/s link (tc htb on lo)" % E["LINK_MBIT"] if int(E["LINK_MBIT"]) else ""),
     },
     "results": results,
     "ttfb": ttfb,
