@@ -276,23 +276,7 @@ granary() { java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" "$@"; }
 
 GRANARY_PORT="$(free_ports $((TARGETS + 1)))"
 PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
-: >"$WORK/granary-local.out"
-# shellcheck disable=SC2086 # GRANARY_ARGS is a list of words on purpose
-(cd "$repo" && exec java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" \
-  --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only $GRANARY_ARGS) >"$WORK/granary-local.out" 2>&1 &
-GRANARY_PID=$!
-log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"
-for ((i = 0; ; i++)); do
-  if ! kill -0 "$GRANARY_PID" 2>/dev/null; then
-    cat "$WORK/granary-local.out" >&2
-    tail -n 30 "$WORK"/granary/logs/*.log >&2 2>/dev/null || true
-    die "granary local exited during startup"
-  fi
-  grep -q "Granary local cluster is up" "$WORK/granary-local.out" && break
-  ((i < START_TIMEOUT * 5)) || die "Granary local cluster not up within ${START_TIMEOUT}s (see $WORK/granary-local.out)"
-  sleep 0.2
-done
-[[ "$(curl -s -o /dev/null -w '%{http_code}' "$PROXY_URL/v1/health")" == 200 ]] || die "proxy /v1/health is not 200"
+start_granary_local
 G_AK="$(grep -o 'AWS_ACCESS_KEY_ID=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
 G_SK="$(grep -o 'AWS_SECRET_ACCESS_KEY=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
 [[ -n "$G_AK" && -n "$G_SK" ]] || die "granary local printed no S3 keys"

@@ -152,3 +152,36 @@ stop_nginx() {
   stop_pid "$1" TERM 15
   for p in $workers; do kill -KILL "$p" 2>/dev/null; done
 }
+
+# start_granary_local: starts `granary local` from this run's private copy ($WORK/dist/granary.jar) with $TARGETS
+# targets, the proxy on $GRANARY_PORT and data under $WORK/granary (output in $WORK/granary-local.out), sets
+# GRANARY_PID, and waits until the proxy is healthy and the cluster map lists every target active. Uses the
+# caller's log, die, repo, PROXY_URL, START_TIMEOUT, GRANARY_ARGS and GRANARY_JAVA_OPTS.
+start_granary_local() {
+  local i active
+  mkdir -p "$WORK/granary"
+  : >"$WORK/granary-local.out"
+  # shellcheck disable=SC2086 # GRANARY_JAVA_OPTS and GRANARY_ARGS are lists of words on purpose
+  (cd "$repo" && exec java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" \
+    --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only ${GRANARY_ARGS:-}) >"$WORK/granary-local.out" 2>&1 &
+  GRANARY_PID=$!
+  log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"
+  for ((i = 0; ; i++)); do
+    if ! kill -0 "$GRANARY_PID" 2>/dev/null; then
+      cat "$WORK/granary-local.out" >&2
+      tail -n 30 "$WORK"/granary/logs/*.log >&2 2>/dev/null || true
+      die "granary local exited during startup"
+    fi
+    grep -q "Granary local cluster is up" "$WORK/granary-local.out" && break
+    ((i < START_TIMEOUT * 5)) || die "Granary local cluster not up within ${START_TIMEOUT}s (see $WORK/granary-local.out)"
+    sleep 0.2
+  done
+  [[ "$(curl -s -o /dev/null -w '%{http_code}' "$PROXY_URL/v1/health")" == 200 ]] || die "proxy /v1/health is not 200"
+  active="$(curl -sf "$PROXY_URL/v1/cluster/map" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+print(sum(1 for t in m.get("targets", {}).values() if t.get("state") == "active"))')" \
+    || die "cannot read $PROXY_URL/v1/cluster/map"
+  ((active == TARGETS)) || die "cluster map lists $active active targets, expected $TARGETS"
+  log "Granary cluster up: $active active target(s)"
+}

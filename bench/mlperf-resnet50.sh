@@ -175,30 +175,7 @@ PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
 # The cluster signs its 307s with this secret; the loader's --direct signs with it too (it reads it from the env).
 GRANARY_CLUSTER_SECRET="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export GRANARY_CLUSTER_SECRET
-: >"$WORK/granary-local.out"
-# shellcheck disable=SC2086 # GRANARY_ARGS is a list of words on purpose
-(cd "$repo" && exec java -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" --port "$GRANARY_PORT" \
-  --data "$WORK/granary" --log-dir-only $GRANARY_ARGS) >"$WORK/granary-local.out" 2>&1 &
-GRANARY_PID=$!
-log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"
-for ((i = 0; ; i++)); do
-  if ! kill -0 "$GRANARY_PID" 2>/dev/null; then
-    cat "$WORK/granary-local.out" >&2
-    tail -n 30 "$WORK"/granary/logs/*.log >&2 2>/dev/null || true
-    die "granary local exited during startup"
-  fi
-  grep -q "Granary local cluster is up" "$WORK/granary-local.out" && break
-  ((i < START_TIMEOUT * 5)) || die "Granary local cluster not up within ${START_TIMEOUT}s (see $WORK/granary-local.out)"
-  sleep 0.2
-done
-[[ "$(curl -s -o /dev/null -w '%{http_code}' "$PROXY_URL/v1/health")" == 200 ]] || die "proxy /v1/health is not 200"
-active="$(curl -sf "$PROXY_URL/v1/cluster/map" | python3 -c '
-import json, sys
-m = json.load(sys.stdin)
-print(sum(1 for t in m.get("targets", {}).values() if t.get("state") == "active"))')" \
-  || die "cannot read $PROXY_URL/v1/cluster/map"
-((active == TARGETS)) || die "cluster map lists $active active targets, expected $TARGETS"
-log "Granary cluster up: $active active target(s)"
+start_granary_local
 code="$(curl -s -o "$WORK/bucket.out" -w '%{http_code}' -X POST "$PROXY_URL/v1/buckets/$BUCKET")"
 [[ "$code" =~ ^2 ]] || { cat "$WORK/bucket.out" >&2; die "creating bucket $BUCKET answered HTTP $code"; }
 
