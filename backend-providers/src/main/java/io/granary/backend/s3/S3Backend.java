@@ -15,13 +15,14 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
-import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
-import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -29,9 +30,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * {@link Backend} for S3 and S3-compatible stores on the sync {@link S3Client} (Apache HTTP client, pooled).
- * Thread-safe; every call blocks. The SDK retries transient failures before a response body starts; once a
- * {@link RemoteRead} is streaming, a failure is final and surfaces from {@code read}.
+ * {@link Backend} for S3 and S3-compatible stores on the sync {@link S3Client} (Apache HTTP client, pooled), with
+ * object GETs sent on the same pool as {@link SignedGet}s, past the SDK's per-request pipeline. Thread-safe; every
+ * call blocks. Transient failures are retried before a response body starts; once a {@link RemoteRead} is
+ * streaming, a failure is final and surfaces from {@code read}.
  *
  * <p>Fills {@link RemoteObject}: key, size, etag, version (VersionId when versioned), lastModified, md5 (only for
  * single-part ETags), contentType and userMeta (head/read/put), never crc32c. Listing entries carry key, size,
@@ -44,18 +46,28 @@ public final class S3Backend implements Backend {
   static final long PART_SIZE = 16L << 20;
 
   private final S3Client s3;
+  private final SignedGet gets;
+  private final SdkHttpClient http;
   private final long multipartThreshold;
   private final long partSize;
 
-  S3Backend(S3Client s3, long multipartThreshold, long partSize) {
+  S3Backend(S3Client s3, SignedGet gets, SdkHttpClient http, long multipartThreshold, long partSize) {
     this.s3 = s3;
+    this.gets = gets;
+    this.http = http;
     this.multipartThreshold = multipartThreshold;
     this.partSize = partSize;
   }
 
   /** Opens a backend for {@code config} (provider AWS). */
   public static S3Backend open(BackendConfig config) throws BackendException {
-    return new S3Backend(S3ClientFactory.create(config), MULTIPART_THRESHOLD, PART_SIZE);
+    AwsCredentialsProvider credentials = S3ClientFactory.credentials(config);
+    Region region = S3ClientFactory.region(config);
+    SdkHttpClient http = S3ClientFactory.http(config);
+    SignedGet gets = new SignedGet(http, config.anonymous() ? null : credentials, region.id(),
+        new S3ObjectUrls(config.endpoint(), region.id(), config.pathStyle()), config.maxAttempts());
+    return new S3Backend(S3ClientFactory.client(config, http, credentials), gets, http, MULTIPART_THRESHOLD,
+        PART_SIZE);
   }
 
   @Override
@@ -78,38 +90,40 @@ public final class S3Backend implements Backend {
     if (length == 0) {
       return emptyRead(bucket, key, offset, expected);
     }
-    GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(bucket).key(key);
-    if (offset > 0 || length > 0) {
-      req.range("bytes=" + offset + "-" + (length > 0 ? Long.toString(offset + length - 1) : ""));
-    }
-    if (expected != null && expected.etag() != null) {
-      // If-Match keeps ranged pieces of one object from being stitched across versions.
-      req.ifMatch("\"" + expected.etag() + "\"");
-    }
-    ResponseInputStream<GetObjectResponse> body;
-    try {
-      body = s3.getObject(req.build());
-    } catch (SdkException e) {
-      throw S3Errors.map("GET", bucket, key, e);
-    }
-    GetObjectResponse r = body.response();
-    long served = r.contentLength() == null ? -1 : r.contentLength();
-    long total = S3Objects.totalFromContentRange(r.contentRange());
+    String range = offset > 0 || length > 0
+        ? "bytes=" + offset + "-" + (length > 0 ? Long.toString(offset + length - 1) : "") : null;
+    // If-Match keeps ranged pieces of one object from being stitched across versions.
+    String ifMatch = expected != null && expected.etag() != null ? "\"" + expected.etag() + "\"" : null;
+    SignedGet.Answer answer = gets.send(bucket, key, range, ifMatch);
+    SdkHttpResponse r = answer.head();
+    long served = r.firstMatchingHeader("Content-Length").map(S3Backend::parseLength).orElse(-1L);
+    String contentRange = r.firstMatchingHeader("Content-Range").orElse(null);
+    long total = S3Objects.totalFromContentRange(contentRange);
     if (total < 0) {
-      total = r.contentRange() == null ? served : expected == null ? -1 : expected.size();
+      total = contentRange == null ? served : expected == null ? -1 : expected.size();
     }
-    boolean whole = r.contentRange() == null; // a 200: the server ignored Range or none was asked
+    boolean whole = contentRange == null; // a 200: the server ignored Range or none was asked
     if (served < 0 || (offset > 0 && whole) || (length > 0 && served > length && !whole)) {
       // Without a length we cannot tell a short body from a whole one; a 200 to a range past 0 is the wrong
       // bytes. A 200 to a range from 0 is the whole object, which serves the range and more (length() says so).
-      body.abort();
+      answer.body().abort();
       throw new BackendException(Kind.OTHER, 0, "GET s3://" + bucket + "/" + key + ": "
           + (served < 0 ? "no Content-Length" : "Range ignored by the server"));
     }
-    RemoteObject object = S3Objects.of(key, total, r.eTag(), r.versionId(), r.lastModified(), r.contentType(),
-        r.metadata());
+    RemoteObject object = S3Objects.of(key, total, r.firstMatchingHeader("ETag").orElse(null),
+        r.firstMatchingHeader("x-amz-version-id").orElse(null), S3Objects.httpDate(
+            r.firstMatchingHeader("Last-Modified").orElse(null)), r.firstMatchingHeader("Content-Type").orElse(null),
+        S3Objects.userMeta(r.headers()));
     // Served may be shorter than asked when the range runs past the end: the read promises what S3 promised.
-    return new S3RemoteRead(body, object, offset, served, "GET s3://" + bucket + "/" + key);
+    return new S3RemoteRead(answer.body(), object, offset, served, "GET s3://" + bucket + "/" + key);
+  }
+
+  private static long parseLength(String v) {
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** A zero-length read sends no GET (S3 has no empty range); a HEAD still checks existence and version. */
@@ -203,5 +217,6 @@ public final class S3Backend implements Backend {
   @Override
   public void close() {
     s3.close();
+    http.close(); // the client does not close an HTTP client it was given
   }
 }

@@ -9,28 +9,41 @@ import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** Builds the sync {@link S3Client} a {@link BackendConfig} describes. */
+/**
+ * Builds the SDK pieces an {@link S3Backend} is made of: the HTTP client (one connection pool, shared by the
+ * {@link S3Client} and the backend's {@link SignedGet}s), the credentials provider and the sync {@link S3Client}.
+ */
 final class S3ClientFactory {
   static final String DEFAULT_REGION = "us-east-1";
 
   private S3ClientFactory() {}
 
+  static Region region(BackendConfig config) {
+    return Region.of(config.region() == null ? DEFAULT_REGION : config.region());
+  }
+
   // The Apache 4 client is deprecated in favour of apache5-client; it is the one this module is specified on.
   @SuppressWarnings("deprecation")
-  static S3Client create(BackendConfig config) throws BackendException {
-    ApacheHttpClient.Builder http = ApacheHttpClient.builder()
+  static SdkHttpClient http(BackendConfig config) {
+    return ApacheHttpClient.builder()
         .socketTimeout(config.readTimeout())
         .connectionTimeout(config.connectTimeout())
-        .maxConnections(config.maxConnections());
+        .maxConnections(config.maxConnections())
+        .build();
+  }
+
+  /** The client for everything but object GETs; it does not own {@code http} (close that separately). */
+  static S3Client client(BackendConfig config, SdkHttpClient http, AwsCredentialsProvider credentials) {
     var builder = S3Client.builder()
-        .httpClientBuilder(http)
-        .region(Region.of(config.region() == null ? DEFAULT_REGION : config.region()))
-        .credentialsProvider(credentials(config))
+        .httpClient(http)
+        .region(region(config))
+        .credentialsProvider(credentials)
         .forcePathStyle(config.pathStyle())
         // Granary verifies content itself, and S3-compatible servers may reject the SDK's default flexible
         // checksums (aws-chunked trailers); send and check them only when an operation requires it.
@@ -45,7 +58,7 @@ final class S3ClientFactory {
     return builder.build();
   }
 
-  private static AwsCredentialsProvider credentials(BackendConfig config) throws BackendException {
+  static AwsCredentialsProvider credentials(BackendConfig config) throws BackendException {
     if (config.anonymous()) {
       return AnonymousCredentialsProvider.create();
     }

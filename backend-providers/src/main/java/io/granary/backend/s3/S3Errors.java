@@ -66,7 +66,7 @@ final class S3Errors {
     return false;
   }
 
-  private static String describe(Throwable e) {
+  static String describe(Throwable e) {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();

@@ -2,12 +2,17 @@ package io.granary.backend.s3;
 
 import io.granary.backend.RemoteObject;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /** Builds {@link RemoteObject}s from S3 response fields. */
 final class S3Objects {
+  private static final String USER_META = "x-amz-meta-";
   private static final Pattern MD5_HEX = Pattern.compile("[0-9a-fA-F]{32}");
 
   private S3Objects() {}
@@ -17,6 +22,29 @@ final class S3Objects {
     String etag = unquote(eTag);
     return new RemoteObject(key, size, etag, versionId == null || "null".equals(versionId) ? null : versionId,
         lastModified == null ? 0 : lastModified.toEpochMilli(), md5Of(etag), null, contentType, meta);
+  }
+
+  /** An HTTP date ({@code Last-Modified}), or null when absent or malformed. */
+  static Instant httpDate(String value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return DateTimeFormatter.RFC_1123_DATE_TIME.parse(value.trim(), Instant::from);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  /** User metadata from {@code x-amz-meta-*} response headers, prefix removed (as the SDK reports it). */
+  static Map<String, String> userMeta(Map<String, List<String>> headers) {
+    Map<String, String> meta = new TreeMap<>();
+    headers.forEach((name, values) -> {
+      if (name.regionMatches(true, 0, USER_META, 0, USER_META.length()) && !values.isEmpty()) {
+        meta.put(name.substring(USER_META.length()), values.get(0));
+      }
+    });
+    return meta;
   }
 
   /** A single-part upload's ETag is the content MD5; a multipart one ({@code hex-N}) is not. */

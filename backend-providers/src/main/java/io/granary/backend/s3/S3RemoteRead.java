@@ -4,23 +4,22 @@ import io.granary.backend.LengthCheckedRead;
 import io.granary.backend.RemoteObject;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.http.AbortableInputStream;
 
 /**
- * A remote read over one GetObject response body. Not thread-safe: one reader at a time, like any channel used for
+ * A remote read over one object GET's response body. Not thread-safe: one reader at a time, like any channel used for
  * a single transfer.
  */
 final class S3RemoteRead extends LengthCheckedRead {
   /** Staging size for buffers without an accessible array (direct ones). */
   static final int STAGING = 64 * 1024;
 
-  private final ResponseInputStream<GetObjectResponse> body;
+  private final AbortableInputStream body;
   private byte[] staging; // allocated on the first direct-buffer read, reused after
 
   /** {@code body} is null for an empty read, which sends no GET. */
-  S3RemoteRead(ResponseInputStream<GetObjectResponse> body, RemoteObject object, long offset, long length,
+  S3RemoteRead(AbortableInputStream body, RemoteObject object, long offset, long length,
       String what) {
     super(object, offset, length, what);
     this.body = body;
