@@ -94,10 +94,11 @@ public final class ColdObjects implements CacheFiller {
   }
 
   /**
-   * The fetch of {@code name}: the one in flight, or a new one. The caller must {@link Fetch#release} it. Returns
-   * null when the object was committed by a fetch that just ended: read it from the store.
+   * The fetch of {@code name}: the one in flight, or a new one. The caller must {@link Fetch#release} it, and when
+   * {@code streams} (a GET that will send the fetch's bytes as they land) call {@link Fetch#firstBytesSent} once.
+   * Returns null when the object was committed by a fetch that just ended: read it from the store.
    */
-  public Fetch join(BucketProps bucket, String name) throws BackendException {
+  public Fetch join(BucketProps bucket, String name, boolean streams) throws BackendException {
     ObjectLocation loc = store.locate(bucket, name);
     for (int attempt = 0; attempt < 3; attempt++) {
       Fetch f = inFlight.get(loc.key());
@@ -105,12 +106,18 @@ public final class ColdObjects implements CacheFiller {
         Fetch created = new Fetch(bucket, loc, store.newWorkFile(loc));
         if (inFlight.putIfAbsent(loc.key(), created) == null) {
           created.acquire(); // for the caller, before the fetch can end
+          if (streams) {
+            created.expectFirstBytes();
+          }
           start(created);
           return created;
         }
         continue;
       }
       if (f.acquire()) {
+        if (streams) {
+          f.expectFirstBytes();
+        }
         stats.joined(bucket.bucket().provider());
         return f;
       }
@@ -221,7 +228,7 @@ public final class ColdObjects implements CacheFiller {
   }
 
   private CompletableFuture<FillResult> fetch(BucketProps bucket, String name) throws IOException {
-    Fetch f = join(bucket, name);
+    Fetch f = join(bucket, name, false);
     if (f == null) {
       return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.ALREADY_CACHED, 0));
     }

@@ -19,6 +19,7 @@ final class ColdResponse {
   private long pos;
   private boolean writing;
   private boolean ended;
+  private boolean firstSent;
 
   ColdResponse(HttpExchange ex, Fetch fetch, HttpResponse head, long from, long to) {
     this.ex = ex;
@@ -67,6 +68,7 @@ final class ColdResponse {
       writing = true;
       ex.streamFileRegion(fetch.channel(), pos, n).addListener(f -> {
         writing = false;
+        firstBytesOut();
         if (!f.isSuccess()) {
           end();
           return;
@@ -83,7 +85,16 @@ final class ColdResponse {
     }
   }
 
+  /** The head and first bytes are written (or never will be): the fetch need not hold back for this client. */
+  private void firstBytesOut() {
+    if (!firstSent) {
+      firstSent = true;
+      fetch.firstBytesSent();
+    }
+  }
+
   private void end() {
+    firstBytesOut();
     if (!ended) {
       ended = true;
       fetch.unlisten(wake);

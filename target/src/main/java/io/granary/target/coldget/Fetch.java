@@ -5,6 +5,7 @@ import io.granary.clustermap.bucket.BucketProps;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectLocation;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +30,7 @@ public final class Fetch {
   private volatile long available;
   private volatile boolean verified;
   private int users = 1; // the fetch itself, until it ends
+  private int awaitingFirstBytes; // GETs streaming from this fetch that have not sent their first bytes yet
   private boolean closed;
 
   Fetch(BucketProps bucket, ObjectLocation location, Path workFile) {
@@ -103,6 +105,37 @@ public final class Fetch {
       } catch (IOException ignored) {
         // the descriptor is gone either way
       }
+    }
+  }
+
+  /** A GET will stream from this fetch: see {@link #awaitFirstBytes}. Call {@link #firstBytesSent} once for it. */
+  synchronized void expectFirstBytes() {
+    awaitingFirstBytes++;
+  }
+
+  /** A GET that {@linkplain #expectFirstBytes joined} has its response head and first bytes out, or never will. */
+  synchronized void firstBytesSent() {
+    if (awaitingFirstBytes > 0 && --awaitingFirstBytes == 0) {
+      notifyAll();
+    }
+  }
+
+  /**
+   * Waits (at most {@code millis}) until every GET that joined so far has its first bytes out. The fetch calls it
+   * after its first piece: the rest of a large object arrives at full speed and keeps the cores busy (remote
+   * reads, writes, hashing), while sending the waiting clients their heads takes two event-loop turns (target,
+   * then proxy) that would otherwise queue behind it for milliseconds.
+   */
+  synchronized void awaitFirstBytes(long millis) throws InterruptedIOException {
+    long deadline = System.nanoTime() + millis * 1_000_000;
+    try {
+      for (long left = millis; awaitingFirstBytes > 0 && left > 0;
+          left = (deadline - System.nanoTime()) / 1_000_000) {
+        wait(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while the first bytes went out");
     }
   }
 

@@ -38,6 +38,8 @@ final class FetchTask implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(FetchTask.class);
   private static final int IO_BUFFER = 256 << 10;
   private static final int RESUMES = 3;
+  /** How long the fetch holds back after its first piece for the waiting clients' first bytes to go out. */
+  private static final long FIRST_BYTES_WAIT_MS = 10;
   private static final ThreadLocal<ByteBuffer> BUFFER = ThreadLocal.withInitial(
       () -> ByteBuffer.allocateDirect(IO_BUFFER));
 
@@ -72,6 +74,7 @@ final class FetchTask implements Runnable {
     SpaceReservation space = null;
     try {
       RemoteRead first = openFirst(bucket.bucket().name(), name);
+
       stats.firstByte(provider, System.nanoTime() - t0);
       RemoteObject object = first.object();
       long size = object.size();
@@ -219,7 +222,8 @@ final class FetchTask implements Runnable {
    * Copies {@code [offset, offset + length)} into the work file from {@code read} (null: open a ranged read),
    * resuming a read that breaks off. Bytes are written and published a full buffer at a time: the remote's client
    * hands over a few KiB per read, and a write, a publish and a client wake-up per few KiB cost more CPU than the
-   * bytes themselves. Only the object's first piece goes out as soon as it arrives, for the first byte's sake.
+   * bytes themselves. Only the object's first piece goes out as soon as it arrives, for the first byte's sake, and
+   * the rest of a large object waits until the clients have it ({@link Fetch#awaitFirstBytes}).
    */
   private void copy(RemoteRead read, RemoteObject object, FileChannel ch, Sequencer seq, long offset, long length)
       throws IOException {
@@ -256,6 +260,9 @@ final class FetchTask implements Runnable {
             pos += ch.write(buf, pos);
           }
           seq.completed(offset + done, n);
+          if (offset + done == 0 && length - n > IO_BUFFER) {
+            fetch.awaitFirstBytes(FIRST_BYTES_WAIT_MS); // more than a buffer still to come: clients first
+          }
           done += n;
           if (pending != null && done >= thenAt) {
             pending.run();

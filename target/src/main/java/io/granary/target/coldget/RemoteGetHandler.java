@@ -114,13 +114,14 @@ public final class RemoteGetHandler implements RequestHandler {
       }));
       return;
     }
-    Fetch fetch = cold.join(bucket, req.name());
+    Fetch fetch = cold.join(bucket, req.name(), true);
     if (fetch == null) { // committed a moment ago
       warm.serve(ex, req);
       return;
     }
     fetch.started().whenComplete((object, err) -> ex.onLoop(() -> {
       boolean handedOver = false;
+      boolean streams = false;
       try {
         if (err != null) {
           throw RemoteErrors.toApi(bucket, req.name(), unwrap(err));
@@ -140,10 +141,14 @@ public final class RemoteGetHandler implements RequestHandler {
         }
         streaming = new ColdResponse(ex, fetch, head, from, to);
         handedOver = true;
+        streams = true; // the response tells the fetch when its first bytes are out
         streaming.start();
       } catch (Throwable t) {
         ex.sendError(t);
       } finally {
+        if (!streams) {
+          fetch.firstBytesSent();
+        }
         if (!handedOver) {
           fetch.release();
         }
