@@ -20,6 +20,7 @@ TTFB_REPS="${TTFB_REPS:-3}"            # repetitions of (direct, cold, warm) for
 WARMUP="${WARMUP:-1}"                  # 1: one untimed direct + cold + warm pass first (the JVMs' JIT needs it)
 WARMUP_SMALL="${WARMUP_SMALL:-1000}"   # with WARMUP: this many 4 KiB objects read cold first, so the cold path is JIT-compiled
 LINK_MBIT="${LINK_MBIT:-0}"            # >0: S3Proxy's answers share a link of this many Mbit/s (tc htb on lo; needs root)
+REMOTE_DELAY_MS="${REMOTE_DELAY_MS:-0}" # >0: the TTFB part reads S3Proxy (direct and cold) through a relay adding this latency
 TARGETS="${TARGETS:-1}"                # Granary targets
 GRANARY_ARGS="${GRANARY_ARGS:-}"       # extra arguments for `granary local`, e.g. "--target-arg=--cold-threads=8"
 S3PROXY_JVM_OPTS="${S3PROXY_JVM_OPTS:-}" # extra JVM options for S3Proxy, e.g. "-Xmx1g"
@@ -37,7 +38,7 @@ results_dir="$here/results"
 log() { printf '[cold-get %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[cold-get] ERROR: %s\n' "$*" >&2; exit 1; }
 
-for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT TARGETS START_TIMEOUT CURL_TIMEOUT; do
+for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT REMOTE_DELAY_MS TARGETS START_TIMEOUT CURL_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
 done
 ((COUNT >= 1)) || die "COUNT must be at least 1"
@@ -62,6 +63,7 @@ for ((i = 1; i <= COUNT; i++)); do KEYS+=("$(printf 'obj-%04d.bin' "$i")"); done
 # ------------------------------------------------------------------------------------------------ cleanup
 WORK=""
 S3PROXY_PID=""
+RELAY_PID=""
 GRANARY_PID=""
 XARGS_PID=""
 
@@ -116,6 +118,9 @@ cleanup() {
     stop_pid "$GRANARY_PID" TERM 60
   fi
   unshape_link
+  if [[ -n "$RELAY_PID" ]] && kill -0 "$RELAY_PID" 2>/dev/null; then
+    stop_pid "$RELAY_PID" TERM 10
+  fi
   if [[ -n "$S3PROXY_PID" ]] && kill -0 "$S3PROXY_PID" 2>/dev/null; then
     log "stopping S3Proxy (pid $S3PROXY_PID)"
     stop_pid "$S3PROXY_PID" TERM 20
@@ -216,6 +221,22 @@ if ((LINK_MBIT > 0)); then
   shape_link "$S3PROXY_PORT"
   log "S3Proxy's answers share a ${LINK_MBIT} Mbit/s link (tc htb on lo, source port $S3PROXY_PORT)"
 fi
+# REMOTE_URL is where Granary's bucket points and direct reads go: S3Proxy itself, and for the TTFB part with
+# REMOTE_DELAY_MS a relay in front of it that holds each answer back by that long (bench/delay-relay.py).
+REMOTE_URL="$S3_URL"
+RELAY_URL=""
+if ((REMOTE_DELAY_MS > 0)); then
+  RELAY_PORT="$(free_ports 1)"
+  python3 "$here/delay-relay.py" "$RELAY_PORT" 127.0.0.1 "$S3PROXY_PORT" "$REMOTE_DELAY_MS" >"$WORK/relay.log" 2>&1 &
+  RELAY_PID=$!
+  RELAY_URL="http://127.0.0.1:$RELAY_PORT"
+  for ((i = 0; ; i++)); do
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' "$RELAY_URL/healthz" 2>/dev/null || true)" == 200 ]] && break
+    ((i < 50)) || die "the delay relay on $RELAY_URL did not answer (see $WORK/relay.log)"
+    sleep 0.2
+  done
+  log "TTFB reads go through a relay adding ${REMOTE_DELAY_MS} ms to each answer from S3Proxy ($RELAY_URL)"
+fi
 printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_AK" "$S3_SK" >"$WORK/credentials"
 chmod 600 "$WORK/credentials"
 
@@ -305,7 +326,7 @@ register() {
     out="$(granary bucket rm --force "s3://$BUCKET" --cluster "$PROXY_URL" 2>&1)" \
       || die "granary bucket rm s3://$BUCKET failed: $out"
   fi
-  out="$(granary bucket create "s3://$BUCKET" --cluster "$PROXY_URL" --endpoint "$S3_URL" --path-style \
+  out="$(granary bucket create "s3://$BUCKET" --cluster "$PROXY_URL" --endpoint "$REMOTE_URL" --path-style \
     --credentials-file "$WORK/credentials" 2>&1)" || die "granary bucket create s3://$BUCKET failed: $out"
   REGISTERED=1
   local left
@@ -444,7 +465,7 @@ done
 # connection (Apache HttpClient validates a connection idle for 2 s or more before reusing it).
 ttfb_one() { # kind [key size] -> one JSON object
   local user base line key="${2:-$TTFB_KEY}" size="${3:-$TTFB_SIZE}"
-  if [[ "$1" == direct ]]; then user="$S3_AK:$S3_SK" base="$S3_URL"; else user="$G_AK:$G_SK" base="$PROXY_URL"; fi
+  if [[ "$1" == direct ]]; then user="$S3_AK:$S3_SK" base="$REMOTE_URL"; else user="$G_AK:$G_SK" base="$PROXY_URL"; fi
   line="$(s3curl "$user" "$base/$BUCKET/$key" -o /dev/null \
     -w '{"code":"%{http_code}","bytes":%{size_download},"ttfb_s":%{time_starttransfer},"total_s":%{time_total}}')" \
     || die "$1 GET of $key failed (curl exit $?)"
@@ -456,6 +477,14 @@ if d["code"] != "200" or d["bytes"] != int(sys.argv[2]):
 del d["code"]
 print(json.dumps(d))' "$line" "$size" "$1" "$key" || die "TTFB $1 GET of $key failed"
 }
+if [[ -n "$RELAY_URL" ]]; then
+  REMOTE_URL="$RELAY_URL" # the next registration points the bucket at the relay
+  # Connections through the relay are new: warm them (and the proxy's cold path to them) as the prelude does later.
+  register
+  for ((i = 0; i < (WARMUP ? 50 : 0) && i < WARMUP_SMALL; i++)); do
+    s3curl "$G_AK:$G_SK" "$PROXY_URL/$BUCKET/jit/$i" -o /dev/null || die "GET jit/$i through Granary and the relay failed"
+  done
+fi
 for ((r = 1; r <= TTFB_REPS; r++)); do
   log "TTFB $r/$TTFB_REPS: ${TTFB_SIZE_MIB} MiB object direct, cold and warm through Granary"
   d="$(ttfb_one direct)"
@@ -490,7 +519,7 @@ export BENCH_RUNS="$RUNS" BENCH_JAVA="$java_version" BENCH_CURL="$curl_version" 
   BENCH_TOTAL_SECS="$(elapsed "$T_START" "$(now)")" BENCH_REREG="${REREG_SECS[*]}" BENCH_LOGS="$WORK/granary/logs" \
   BENCH_S3PROXY_LOG="$WORK/s3proxy.log" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" BENCH_S3PROXY_VERSION="$S3PROXY_VERSION" \
   BENCH_SIZE="$SIZE" BENCH_TTFB_SIZE="$TTFB_SIZE" \
-  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
+  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT REMOTE_DELAY_MS TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
 import glob, json, os, platform, re, statistics
 
@@ -615,6 +644,7 @@ doc = {
         "warmup": E["WARMUP"] == "1",
         "warmup_small_objects": int(E["WARMUP_SMALL"]) if E["WARMUP"] == "1" else 0,
         "remote_link_mbit": int(E["LINK_MBIT"]) or None,
+        "remote_delay_ms": int(E["REMOTE_DELAY_MS"]) or None,
         "ttfb_method": "per rep: direct GET; re-register the bucket; cold GET of a 4 KiB object (prelude_s); cold GET of the TTFB object (cold_s); warm GET",
         "targets": int(E["TARGETS"]),
         "granary_args": E["GRANARY_ARGS"],
@@ -622,7 +652,9 @@ doc = {
         "bucket": E["BUCKET"],
         "client": "curl --aws-sigv4 aws:amz:us-east-1:s3 -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD', one process per GET, body to /dev/null",
         "remote": "S3Proxy %s, jclouds filesystem provider, on this machine%s" % (E["BENCH_S3PROXY_VERSION"],
-                  ", its answers sharing a %s Mbit/s link (tc htb on lo)" % E["LINK_MBIT"] if int(E["LINK_MBIT"]) else ""),
+                  (", its answers sharing a %s Mbit/s link (tc htb on lo)" % E["LINK_MBIT"] if int(E["LINK_MBIT"]) else "")
+                  + (", and for the TTFB part %s ms behind a delaying relay (bench/delay-relay.py)" % E["REMOTE_DELAY_MS"]
+                     if int(E["REMOTE_DELAY_MS"]) else "")),
     },
     "results": results,
     "ttfb": ttfb,

@@ -35,7 +35,7 @@ die() { printf '[compare] ERROR: %s\n' "$*" >&2; exit 1; }
 warm_knobs="w:granary,s3,redirect,nginx:SERVERS u:COUNT_150K u:COUNT_1M u:COUNT_10M l:CONCURRENCY p:DURATION
   u:WARMUP p:WARMUP_CONNECTIONS p:MAX_THREADS s:WRK_TIMEOUT"
 cold_knobs="p:COUNT p:SIZE_MIB p:TTFB_SIZE_MIB l:CONCURRENCY p:ROUNDS p:TTFB_REPS u:WARMUP u:WARMUP_SMALL
-  u:LINK_MBIT s:S3PROXY_JVM_OPTS p:CURL_TIMEOUT"
+  u:LINK_MBIT u:REMOTE_DELAY_MS s:S3PROXY_JVM_OPTS p:CURL_TIMEOUT"
 mlperf_knobs="p:MAX_ACCELERATORS p:STEPS p:SAMPLES_PER_FILE p:FILES p:EPOCHS p:ROUNDS p:START p:READ_THREADS
   w:native,direct,nginx:SOURCES u:WARMUP u:SEED p:GEN_WORKERS s:LOADER_JVM_OPTS"
 # QUICK=1: what each part runs with unless its prefixed knob says otherwise.
@@ -365,8 +365,10 @@ def render(doc):
         out.append("%d × %d MiB objects, %s, %s; time to first byte of a %d MiB object, median of %d%s." % (
             prm["count"], prm["object_bytes"] >> 20, n_of(prm["rounds"], "round"), n_of(prm["targets"], "target"),
             prm["ttfb_object_bytes"] >> 20, prm["ttfb_reps"],
-            "; S3Proxy's answers share a %d Mbit/s link" % prm["remote_link_mbit"]
-            if prm.get("remote_link_mbit") else "; S3Proxy on loopback, no link limit"))
+            ("; S3Proxy's answers share a %d Mbit/s link" % prm["remote_link_mbit"]
+             if prm.get("remote_link_mbit") else "; S3Proxy on loopback, no link limit")
+            + ("; first bytes read through a relay adding %d ms" % prm["remote_delay_ms"]
+               if prm.get("remote_delay_ms") else "")))
         out.append("")
         out.append("| conc. | direct | cold via Granary | cold / direct | warm via Granary | warm / direct |")
         out.append("|---|---|---|---|---|---|")
