@@ -64,10 +64,15 @@ public final class S3Backend implements Backend {
     AwsCredentialsProvider credentials = S3ClientFactory.credentials(config);
     Region region = S3ClientFactory.region(config);
     SdkHttpClient http = S3ClientFactory.http(config);
-    SignedGet gets = new SignedGet(http, config.anonymous() ? null : credentials, region.id(),
-        new S3ObjectUrls(config.endpoint(), region.id(), config.pathStyle()), config.maxAttempts());
-    return new S3Backend(S3ClientFactory.client(config, http, credentials), gets, http, MULTIPART_THRESHOLD,
-        PART_SIZE);
+    try {
+      SignedGet gets = new SignedGet(http, config.anonymous() ? null : credentials, region.id(),
+          new S3ObjectUrls(config.endpoint(), region.id(), config.pathStyle()), config.maxAttempts());
+      return new S3Backend(S3ClientFactory.client(config, http, credentials), gets, http, MULTIPART_THRESHOLD,
+          PART_SIZE);
+    } catch (RuntimeException e) {
+      http.close();
+      throw e;
+    }
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.HttpExecuteResponse;
@@ -75,6 +76,8 @@ final class SignedGet {
         failure = error(what, r.httpResponse(), body);
       } catch (IOException e) {
         failure = new BackendException(Kind.UNAVAILABLE, 0, what + ": " + S3Errors.describe(e), e);
+      } catch (SdkException e) { // no credentials to sign with: reported as S3Client reports it for HEAD and LIST
+        throw S3Errors.map("GET", bucket, key, e);
       }
       if (failure.kind() != Kind.UNAVAILABLE || attempt >= maxAttempts) {
         throw failure;
