@@ -281,15 +281,7 @@ log "uploaded $COUNT x ${SIZE_MIB} MiB, 1 x ${TTFB_SIZE_MIB} MiB and $((WARMUP ?
 # ------------------------------------------------------------------------------------------------ granary
 # Build if needed, then run a private copy of the distribution: other people may rebuild cli/target while this runs
 # (a jar rewritten under a running JVM breaks it), and the copy's path marks this run's processes.
-if [[ "$BUILD" == auto ]]; then
-  log "building Granary if needed (first build can take a few minutes)"
-  if ! "$repo/granary" --version >/dev/null; then
-    [[ -f "$repo/cli/target/granary.jar" ]] || die "could not build granary (see Maven output above)"
-    log "WARNING: the Granary build failed (see above); using the existing cli/target/granary.jar"
-  fi
-fi
-[[ -f "$repo/cli/target/granary.jar" && -d "$repo/cli/target/lib" ]] \
-  || die "no Granary distribution in cli/target (run ./granary --version, or BUILD=auto)"
+ensure_granary_dist
 mkdir -p "$WORK/dist"
 cp -r "$repo/cli/target/granary.jar" "$repo/cli/target/lib" "$WORK/dist/"
 GRANARY_JAR_MTIME="$(date -u -r "$repo/cli/target/granary.jar" +%Y-%m-%dT%H:%M:%SZ)"
@@ -514,16 +506,18 @@ mkdir -p "$results_dir"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 result_file="$results_dir/cold-get-$stamp.json"
 
-export BENCH_RUNS="$RUNS" BENCH_JAVA="$java_version" BENCH_CURL="$curl_version" BENCH_GIT="$git_rev${git_dirty:+-dirty}" \
+export BENCH_DIR="$here" BENCH_RUNS="$RUNS" BENCH_JAVA="$java_version" BENCH_CURL="$curl_version" BENCH_GIT="$git_rev${git_dirty:+-dirty}" \
   BENCH_STAMP="$stamp" BENCH_UPLOAD_SECS="$upload_secs" BENCH_MEASURE_SECS="$MEASURE_SECS" \
   BENCH_TOTAL_SECS="$(elapsed "$T_START" "$(now)")" BENCH_REREG="${REREG_SECS[*]}" BENCH_LOGS="$WORK/granary/logs" \
   BENCH_S3PROXY_LOG="$WORK/s3proxy.log" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" BENCH_S3PROXY_VERSION="$S3PROXY_VERSION" \
   BENCH_SIZE="$SIZE" BENCH_TTFB_SIZE="$TTFB_SIZE" \
   COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT REMOTE_DELAY_MS TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
-import glob, json, os, platform, re, statistics
+import glob, json, os, re, statistics, sys
 
 E = os.environ
+sys.path.insert(0, E["BENCH_DIR"])
+from hostfacts import host_facts
 runs = [json.loads(l) for l in open(E["BENCH_RUNS"]) if l.strip()]
 
 def med(xs):
@@ -532,22 +526,6 @@ def med(xs):
 
 def ratio(a, b):
     return round(a / b, 3) if a is not None and b else None
-
-def meminfo():
-    try:
-        for l in open("/proc/meminfo"):
-            if l.startswith("MemTotal:"):
-                return int(l.split()[1]) * 1024
-    except OSError:
-        return None
-
-def cpu_model():
-    try:
-        for l in open("/proc/cpuinfo"):
-            if l.startswith("model name"):
-                return l.split(":", 1)[1].strip()
-    except OSError:
-        return None
 
 GOAL_THROUGHPUT = 0.95  # cold bytes/s >= 0.95 x direct
 GOAL_TTFB = 1.2         # cold first byte <= 1.2 x direct
@@ -624,10 +602,7 @@ doc = {
     "benchmark": "cold-get",
     "timestamp": E["BENCH_STAMP"],
     "machine": {
-        "nproc": os.cpu_count(),
-        "cpu_model": cpu_model(),
-        "mem_total_bytes": meminfo(),
-        "kernel": platform.release(),
+        **host_facts(),
         "java": E["BENCH_JAVA"],
         "curl": E["BENCH_CURL"],
         "s3proxy": E["BENCH_S3PROXY_VERSION"],

@@ -123,8 +123,11 @@ command_line() {
 # ------------------------------------------------------------------------------------------------ report (python)
 # python3 - combine OUT.json | render IN.json OUT.md [README.md]
 report() {
-  python3 - "$@" <<'EOF'
-import datetime, json, os, platform, re, subprocess, sys
+  BENCH_DIR="$here" python3 - "$@" <<'EOF'
+import datetime, json, os, re, subprocess, sys
+
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from hostfacts import host_facts
 
 def sh(cmd):
     try:
@@ -208,10 +211,7 @@ def combine(out):
     summary["all_parts_ok"] = all(e["status"] == "ok" for e in parts.values())
 
     machine = {
-        "nproc": os.cpu_count(),
-        "cpu_model": (read_first("/proc/cpuinfo", "model name") or ":").split(":", 1)[1].strip() or None,
-        "mem_total_bytes": int((read_first("/proc/meminfo", "MemTotal:") or "x 0").split()[1]) * 1024,
-        "kernel": platform.release(),
+        **host_facts(),
         "os": (read_first("/etc/os-release", "PRETTY_NAME=") or "=").split("=", 1)[1].strip().strip('"') or None,
         "java": first_line(sh("java -version 2>&1")),
         "nginx": first_line(sh("$(command -v nginx || echo /usr/sbin/nginx) -v 2>&1")),
@@ -546,15 +546,7 @@ mkdir -p "$CWORK/tmp"
 log "$COMMAND: parts '$PARTS'$( ((QUICK)) && echo ', QUICK smoke run'); work dir $CWORK, log $LOGFILE"
 log "load average at start: $LOADAVG_START (run on an otherwise idle machine; numbers from a loaded one mean little)"
 
-if [[ "$BUILD" == auto ]]; then
-  log "building Granary if needed (first build can take a few minutes)"
-  if ! "$repo/granary" --version >/dev/null; then
-    [[ -f "$repo/cli/target/granary.jar" ]] || die "could not build granary (see Maven output above)"
-    log "WARNING: the Granary build failed (see above); using the existing cli/target/granary.jar"
-  fi
-fi
-[[ -f "$repo/cli/target/granary.jar" && -d "$repo/cli/target/lib" ]] \
-  || die "no Granary distribution in cli/target (run ./granary --version, or BUILD=auto)"
+ensure_granary_dist
 JAR_MTIME="$(date -u -r "$repo/cli/target/granary.jar" +%Y-%m-%dT%H:%M:%SZ)"
 git_rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 git_dirty="$(git -C "$repo" status --porcelain 2>/dev/null | grep -v '^??' | sed -n 1p || true)"

@@ -153,6 +153,21 @@ stop_nginx() {
   for p in $workers; do kill -KILL "$p" 2>/dev/null; done
 }
 
+# ensure_granary_dist: with BUILD=auto, has ./granary build Granary if its sources changed (keeping an existing
+# cli/target/granary.jar, with a warning, if that build fails); dies unless cli/target holds a distribution. Uses the
+# caller's log, die, repo and BUILD.
+ensure_granary_dist() {
+  if [[ "$BUILD" == auto ]]; then
+    log "building Granary if needed (first build can take a few minutes)"
+    if ! "$repo/granary" --version >/dev/null; then
+      [[ -f "$repo/cli/target/granary.jar" ]] || die "could not build granary (see Maven output above)"
+      log "WARNING: the Granary build failed (see above); using the existing cli/target/granary.jar"
+    fi
+  fi
+  [[ -f "$repo/cli/target/granary.jar" && -d "$repo/cli/target/lib" ]] \
+    || die "no Granary distribution in cli/target (run ./granary --version, or BUILD=auto)"
+}
+
 # start_granary_local: starts `granary local` from this run's private copy ($WORK/dist/granary.jar) with $TARGETS
 # targets, the proxy on $GRANARY_PORT and data under $WORK/granary (output in $WORK/granary-local.out), sets
 # GRANARY_PID, and waits until the proxy is healthy and the cluster map lists every target active. Uses the

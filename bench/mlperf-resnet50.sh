@@ -150,15 +150,7 @@ log "dataset: $FILES files x $SAMPLES_PER_FILE samples of $RECORD_BYTES B = $(py
 # ------------------------------------------------------------------------------------------------ granary distribution
 # Build if needed, then run a private copy: another developer may rebuild cli/target while this runs, and the
 # copy's path marks this run's processes (cluster nodes and loaders alike).
-if [[ "$BUILD" == auto ]]; then
-  log "building Granary if needed (first build can take a few minutes)"
-  if ! "$repo/granary" --version >/dev/null; then
-    [[ -f "$repo/cli/target/granary.jar" ]] || die "could not build granary (see Maven output above)"
-    log "WARNING: the Granary build failed (see above); using the existing cli/target/granary.jar"
-  fi
-fi
-[[ -f "$repo/cli/target/granary.jar" && -d "$repo/cli/target/lib" ]] \
-  || die "no Granary distribution in cli/target (run ./granary --version, or BUILD=auto)"
+ensure_granary_dist
 mkdir -p "$WORK/dist"
 cp -r "$repo/cli/target/granary.jar" "$repo/cli/target/lib" "$WORK/dist/"
 GRANARY_JAR_MTIME="$(date -u -r "$repo/cli/target/granary.jar" +%Y-%m-%dT%H:%M:%SZ)"
@@ -278,7 +270,7 @@ result_file="$results_dir/mlperf-resnet50-$stamp.json"
 total_secs="$(elapsed "$T_START" "$(now)")"
 loadavg="$(cut -d' ' -f1-3 /proc/loadavg)"
 export BENCH_LOADER_DIR="$WORK/loader" BENCH_JAVA="$java_version" BENCH_NGINX="$nginx_version" \
-  BENCH_GIT="$git_rev${git_dirty:+-dirty}" BENCH_STAMP="$stamp" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" \
+  BENCH_DIR="$here" BENCH_GIT="$git_rev${git_dirty:+-dirty}" BENCH_STAMP="$stamp" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" \
   BENCH_GEN_GRANARY_S="$GEN_GRANARY_S" BENCH_GEN_NGINX_S="$GEN_NGINX_S" BENCH_MEASURE_SECS="$MEASURE_SECS" \
   BENCH_TOTAL_SECS="$total_secs" BENCH_LOGS="$WORK/granary/logs" \
   BENCH_NGINX_ERR="$WORK/nginx/error.log" BENCH_DATASET_BYTES="$DATASET_BYTES" BENCH_GOAL="$GOAL" \
@@ -286,9 +278,11 @@ export BENCH_LOADER_DIR="$WORK/loader" BENCH_JAVA="$java_version" BENCH_NGINX="$
   MAX_ACCELERATORS STEPS SAMPLES_PER_FILE FILES EPOCHS ROUNDS START READ_THREADS SOURCES WARMUP SEED TARGETS \
   GRANARY_ARGS LOADER_JVM_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
-import glob, json, os, platform, re, statistics
+import glob, json, os, re, statistics, sys
 
 E = os.environ
+sys.path.insert(0, E["BENCH_DIR"])
+from hostfacts import host_facts
 ldir = E["BENCH_LOADER_DIR"]
 sources = E["SOURCES"].split()
 rounds = int(E["ROUNDS"])
@@ -305,22 +299,6 @@ def med(xs):
 
 def ratio(a, b):
     return round(a / b, 3) if a is not None and b else None
-
-def meminfo():
-    try:
-        for l in open("/proc/meminfo"):
-            if l.startswith("MemTotal:"):
-                return int(l.split()[1]) * 1024
-    except OSError:
-        return None
-
-def cpu_model():
-    try:
-        for l in open("/proc/cpuinfo"):
-            if l.startswith("model name"):
-                return l.split(":", 1)[1].strip()
-    except OSError:
-        return None
 
 results = {}
 warnings = []
@@ -399,10 +377,7 @@ doc = {
     "benchmark": "mlperf-resnet50",
     "timestamp": E["BENCH_STAMP"],
     "machine": {
-        "nproc": os.cpu_count(),
-        "cpu_model": cpu_model(),
-        "mem_total_bytes": meminfo(),
-        "kernel": platform.release(),
+        **host_facts(),
         "java": E["BENCH_JAVA"],
         "nginx": E["BENCH_NGINX"],
         "granary_git": E["BENCH_GIT"],

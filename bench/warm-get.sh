@@ -143,12 +143,7 @@ log "nginx up on $NGINX_URL (master pid $NGINX_PID)"
 # ------------------------------------------------------------------------------------------------ granary
 # Build if needed (BUILD=auto), then run a private copy of the distribution: another developer may rebuild
 # cli/target while this runs (a jar rewritten under a running JVM breaks it).
-if [[ "$BUILD" == auto ]]; then
-  log "building Granary if needed (first build can take a few minutes)"
-  "$repo/granary" --version >/dev/null || die "could not build/run granary (see Maven output above)"
-fi
-[[ -f "$repo/cli/target/granary.jar" && -d "$repo/cli/target/lib" ]] \
-  || die "no Granary distribution in cli/target (run ./granary --version, or BUILD=auto)"
+ensure_granary_dist
 mkdir -p "$WORK/dist"
 cp -r "$repo/cli/target/granary.jar" "$repo/cli/target/lib" "$WORK/dist/"
 GRANARY_PORT="$(free_ports $((TARGETS + 1)))"
@@ -456,15 +451,17 @@ stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 result_file="$results_dir/warm-get-$stamp.json"
 
 export BENCH_RUNS="$RUNS" BENCH_OWNERS="$owners_json" BENCH_JAVA="$java_version" BENCH_NGINX="$nginx_version" \
-  BENCH_WRK="$wrk_version" BENCH_GIT="$git_rev${git_dirty:+-dirty}" BENCH_STAMP="$stamp" BENCH_PUT_SECS="$put_secs" \
+  BENCH_DIR="$here" BENCH_WRK="$wrk_version" BENCH_GIT="$git_rev${git_dirty:+-dirty}" BENCH_STAMP="$stamp" BENCH_PUT_SECS="$put_secs" \
   BENCH_LOGS="$WORK/granary/logs" BENCH_NGINX_ERR="$WORK/nginx/error.log" BENCH_KA_G="$KA_GRANARY" \
   BENCH_KA_N="$KA_NGINX" \
   SERVERS COUNT_150K COUNT_1M COUNT_10M CONCURRENCY DURATION WARMUP WARMUP_CONNECTIONS MAX_THREADS WRK_TIMEOUT TARGETS \
   GRANARY_ARGS BUCKET
 python3 - >"$result_file" <<'EOF'
-import glob, json, os, platform, re
+import glob, json, os, re, sys
 
 E = os.environ
+sys.path.insert(0, E["BENCH_DIR"])
+from hostfacts import host_facts
 runs = [json.loads(l) for l in open(E["BENCH_RUNS"]) if l.strip()]
 
 def metrics(w, cpu):
@@ -486,22 +483,6 @@ def metrics(w, cpu):
 
 def ratio(a, b):
     return round(a / b, 3) if b else None
-
-def meminfo():
-    try:
-        for l in open("/proc/meminfo"):
-            if l.startswith("MemTotal:"):
-                return int(l.split()[1]) * 1024
-    except OSError:
-        return None
-
-def cpu_model():
-    try:
-        for l in open("/proc/cpuinfo"):
-            if l.startswith("model name"):
-                return l.split(":", 1)[1].strip()
-    except OSError:
-        return None
 
 sizes = []
 for r in runs:
@@ -593,10 +574,7 @@ doc = {
     "benchmark": "warm-get",
     "timestamp": E["BENCH_STAMP"],
     "machine": {
-        "nproc": os.cpu_count(),
-        "cpu_model": cpu_model(),
-        "mem_total_bytes": meminfo(),
-        "kernel": platform.release(),
+        **host_facts(),
         "java": E["BENCH_JAVA"],
         "nginx": E["BENCH_NGINX"],
         "wrk": E["BENCH_WRK"],

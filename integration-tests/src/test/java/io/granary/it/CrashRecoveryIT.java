@@ -45,8 +45,7 @@ class CrashRecoveryIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = TestCluster.start("crash", 3);
-    assertThat(Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + BUCKET))
-        .POST(HttpRequest.BodyPublishers.noBody())).status()).isEqualTo(201);
+    assertThat(cluster.createBucket(BUCKET).status()).isEqualTo(201);
   }
 
   @AfterAll

@@ -53,8 +53,7 @@ class MetricsIT {
             S3ProxyServer.SECRET_KEY))).build();
     backend.createBucket(b -> b.bucket(REMOTE));
     cluster = TestCluster.start("metrics", 2);
-    Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/"
-        + BUCKET)).POST(HttpRequest.BodyPublishers.noBody()));
+    Http.Reply r = cluster.createBucket(BUCKET);
     assertThat(r.status()).isEqualTo(201);
     Path creds = s3proxy.writeCredentialsFile(work.resolve("credentials"));
     String props = "{\"backend\":{\"endpoint\":\"" + s3proxy.endpoint() + "\",\"pathStyle\":true,"

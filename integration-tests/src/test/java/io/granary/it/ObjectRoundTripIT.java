@@ -53,8 +53,7 @@ class ObjectRoundTripIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = TestCluster.start("roundtrip", 3);
-    Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + BUCKET))
-        .POST(HttpRequest.BodyPublishers.noBody()));
+    Http.Reply r = cluster.createBucket(BUCKET);
     assertThat(r.status()).isEqualTo(201);
     Random rnd = new Random(20261121);
     while (sha.size() < OBJECTS) {

@@ -95,8 +95,7 @@ class EvictionIT {
   @Test
   @Order(1)
   void localBucket_isNeverEvicted_andAPutThatDoesNotFitGets507() throws Exception {
-    Http.Reply created = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
-        + "/v1/buckets/evict-local")).POST(HttpRequest.BodyPublishers.noBody()));
+    Http.Reply created = cluster.createBucket("evict-local");
     assertThat(created.status()).isEqualTo(201);
     byte[] first = Content.bytes(1, 1 << 20);
     assertThat(put("keep", first).status()).isEqualTo(200);

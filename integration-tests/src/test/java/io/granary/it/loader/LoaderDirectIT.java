@@ -9,8 +9,6 @@ import io.granary.it.support.GranaryCli.Result;
 import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,8 +35,7 @@ class LoaderDirectIT {
   static void start() throws Exception {
     cluster = TestCluster.start("loader-direct", 2);
     for (String b : List.of(BUCKET, EPOCHS_BUCKET)) {
-      Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/"
-          + b)).POST(HttpRequest.BodyPublishers.noBody()));
+      Http.Reply r = cluster.createBucket(b);
       assertThat(r.status()).as(r.bodyText()).isEqualTo(201);
     }
   }

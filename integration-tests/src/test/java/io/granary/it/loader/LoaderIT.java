@@ -10,8 +10,6 @@ import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,8 +31,7 @@ class LoaderIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = TestCluster.start("loader", 2);
-    Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/"
-        + BUCKET)).POST(HttpRequest.BodyPublishers.noBody()));
+    Http.Reply r = cluster.createBucket(BUCKET);
     assertThat(r.status()).as(r.bodyText()).isEqualTo(201);
   }
 

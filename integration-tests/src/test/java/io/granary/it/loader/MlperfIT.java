@@ -14,8 +14,6 @@ import io.granary.it.support.TestCluster;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,8 +44,7 @@ class MlperfIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = TestCluster.start("mlperf", 2);
-    Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/"
-        + BUCKET)).POST(HttpRequest.BodyPublishers.noBody()));
+    Http.Reply r = cluster.createBucket(BUCKET);
     assertThat(r.status()).as(r.bodyText()).isEqualTo(201);
   }
 

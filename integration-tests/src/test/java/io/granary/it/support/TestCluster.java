@@ -101,6 +101,12 @@ public final class TestCluster implements AutoCloseable {
     return sb.toString();
   }
 
+  /** Creates a local (ais) bucket through the native API; the caller checks the reply (201). */
+  public Http.Reply createBucket(String bucket) throws Exception {
+    return Http.send(Http.NO_FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(endpoint() + "/v1/buckets/"
+        + bucket)).POST(java.net.http.HttpRequest.BodyPublishers.noBody()));
+  }
+
   /** A signed GET to a target (or any node). */
   public Http.Reply getSigned(String url) throws Exception {
     return Http.send(Http.NO_FOLLOW, signed(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).GET()));
