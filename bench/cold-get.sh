@@ -21,6 +21,7 @@ WARMUP="${WARMUP:-1}"                  # 1: one untimed direct + cold + warm pas
 WARMUP_SMALL="${WARMUP_SMALL:-1000}"   # with WARMUP: this many 4 KiB objects read cold first, so the cold path is JIT-compiled
 LINK_MBIT="${LINK_MBIT:-0}"            # >0: S3Proxy's answers share a link of this many Mbit/s (tc htb on lo; needs root)
 REMOTE_DELAY_MS="${REMOTE_DELAY_MS:-0}" # >0: the TTFB part reads S3Proxy (direct and cold) through a relay adding this latency
+NGINX="${NGINX:-1}"                    # 1: also read through nginx as a caching proxy in front of the same S3Proxy (the reference)
 TARGETS="${TARGETS:-1}"                # Granary targets
 GRANARY_ARGS="${GRANARY_ARGS:-}"       # extra arguments for `granary local`, e.g. "--target-arg=--cold-threads=8"
 S3PROXY_JVM_OPTS="${S3PROXY_JVM_OPTS:-}" # extra JVM options for S3Proxy, e.g. "-Xmx1g"
@@ -38,13 +39,14 @@ results_dir="$here/results"
 log() { printf '[cold-get %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[cold-get] ERROR: %s\n' "$*" >&2; exit 1; }
 
-for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT REMOTE_DELAY_MS TARGETS START_TIMEOUT CURL_TIMEOUT; do
+for v in COUNT SIZE_MIB TTFB_SIZE_MIB ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT REMOTE_DELAY_MS NGINX TARGETS START_TIMEOUT CURL_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
 done
 ((COUNT >= 1)) || die "COUNT must be at least 1"
 ((SIZE_MIB >= 1 && TTFB_SIZE_MIB >= 1)) || die "SIZE_MIB and TTFB_SIZE_MIB must be at least 1"
 ((ROUNDS >= 1 && TTFB_REPS >= 1)) || die "ROUNDS and TTFB_REPS must be at least 1"
 ((TARGETS >= 1)) || die "TARGETS must be at least 1"
+((NGINX <= 1)) || die "NGINX must be 0 or 1, got '$NGINX'"
 for c in $CONCURRENCY; do
   is_uint "$c" && ((c >= 1)) || die "CONCURRENCY values must be positive integers, got '$c'"
 done
@@ -65,6 +67,7 @@ WORK=""
 S3PROXY_PID=""
 RELAY_PID=""
 GRANARY_PID=""
+NGINX_PID=""
 XARGS_PID=""
 
 
@@ -117,6 +120,9 @@ cleanup() {
     log "stopping granary local (pid $GRANARY_PID)"
     stop_pid "$GRANARY_PID" TERM 60
   fi
+  if [[ -n "$NGINX_PID" ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
+    stop_nginx "$NGINX_PID"
+  fi
   unshape_link
   if [[ -n "$RELAY_PID" ]] && kill -0 "$RELAY_PID" 2>/dev/null; then
     stop_pid "$RELAY_PID" TERM 10
@@ -142,6 +148,7 @@ command -v curl >/dev/null || need+=(curl)
 command -v python3 >/dev/null || need+=(python3)
 command -v pgrep >/dev/null || need+=(procps)
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)
+((NGINX == 0)) || command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx)
 if ((${#need[@]})); then
   [[ "$SUDO" != no-sudo ]] || die "not root and sudo is missing: cannot install ${need[*]}"
   log "installing ${need[*]} with apt-get"
@@ -156,6 +163,11 @@ for t in curl python3 java sha256sum head pgrep xargs du; do
   command -v "$t" >/dev/null || die "required tool '$t' is missing"
 done
 curl --help all 2>/dev/null | grep -q -- '--aws-sigv4' || die "this curl has no --aws-sigv4 (needs curl 7.75 or later)"
+NGINX_BIN=""
+if ((NGINX)); then
+  NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
+  [[ -x "$NGINX_BIN" ]] || die "nginx not found after install"
+fi
 
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 6))" "$1" "$2"; }
@@ -329,21 +341,38 @@ register() {
 register
 log "registered s3://$BUCKET (endpoint $S3_URL, path-style)"
 
+# The reference cache: nginx with proxy_cache in front of the same remote (bench/lib.sh start_nginx_cache),
+# restarted with an empty cache before each of its cold runs as Granary's bucket is re-registered before each of
+# its own. NGINX_PIDS: master, workers and cache helpers, for the CPU figures.
+NGINX_PIDS=""
+nginx_fresh() {
+  if [[ -n "$NGINX_PID" ]]; then
+    stop_nginx "$NGINX_PID"
+    NGINX_PID=""
+  fi
+  start_nginx_cache "$NGINX_BIN" "$WORK/nginx" "${REMOTE_URL##*:}"
+  NGINX_PIDS="$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"
+}
+if ((NGINX)); then
+  nginx_fresh
+  log "nginx $("$NGINX_BIN" -v 2>&1 | sed 's/.*nginx\///') caching S3Proxy on $NGINX_URL (master pid $NGINX_PID)"
+fi
+
 # ------------------------------------------------------------------------------------------------ correctness
-# A cold GET through Granary must return the source's bytes (both sizes), and so must a direct one.
+# A cold GET through Granary must return the source's bytes (both sizes), and so must a direct one (and nginx's).
 for key in "${KEYS[0]}" "$TTFB_KEY"; do
-  for who in direct cold; do
-    if [[ "$who" == direct ]]; then
-      code="$(s3curl "$S3_AK:$S3_SK" "$S3_URL/$BUCKET/$key" -o "$WORK/check.bin" -w '%{http_code}')" || code="curl-$?"
-    else
-      code="$(s3curl "$G_AK:$G_SK" "$PROXY_URL/$BUCKET/$key" -o "$WORK/check.bin" -w '%{http_code}')" || code="curl-$?"
-    fi
+  for who in direct cold $( ((NGINX)) && echo nginx); do
+    case "$who" in
+      direct) code="$(s3curl "$S3_AK:$S3_SK" "$S3_URL/$BUCKET/$key" -o "$WORK/check.bin" -w '%{http_code}')" || code="curl-$?" ;;
+      cold) code="$(s3curl "$G_AK:$G_SK" "$PROXY_URL/$BUCKET/$key" -o "$WORK/check.bin" -w '%{http_code}')" || code="curl-$?" ;;
+      nginx) code="$(s3curl "$S3_AK:$S3_SK" "$NGINX_URL/$BUCKET/$key" -o "$WORK/check.bin" -w '%{http_code}')" || code="curl-$?" ;;
+    esac
     [[ "$code" == 200 ]] || { head -c 500 "$WORK/check.bin" >&2; die "correctness check: $who GET of $key answered $code"; }
     got="$(sha "$WORK/check.bin")"
     [[ "$got" == "${SHA[$key]}" ]] \
       || die "correctness check: $who GET of $key returned different bytes (sha256 $got, want ${SHA[$key]}, $(stat -c %s "$WORK/check.bin") bytes)"
   done
-  log "sha256 ok for $key, direct and cold through Granary"
+  log "sha256 ok for $key, direct and cold through Granary$( ((NGINX)) && echo " and nginx")"
 done
 rm -f "$WORK/check.bin"
 (($(cached_bytes) > 0)) || log "WARNING: no cached copies found under $WORK/granary/*/*/objects/aws/$BUCKET after cold GETs"
@@ -354,16 +383,20 @@ RUNS="$WORK/runs.jsonl"
 : >"$RUNS"
 
 # get_all KIND CONCURRENCY OUT: GETs every throughput object once (KIND direct: from S3Proxy, cold/warm: through
-# Granary) with CONCURRENCY curls in parallel, bodies to /dev/null. Sets RUN_JSON.
+# Granary, nginx: through nginx's cache) with CONCURRENCY curls in parallel, bodies to /dev/null. Sets RUN_JSON.
 get_all() {
-  local kind="$1" c="$2" out="$3" user base t0 t1 w0 w1 p0 g0 s0 rc=0 before=null after=null
-  if [[ "$kind" == direct ]]; then user="$S3_AK:$S3_SK" base="$S3_URL"; else user="$G_AK:$G_SK" base="$PROXY_URL"; fi
+  local kind="$1" c="$2" out="$3" user base t0 t1 w0 w1 p0 g0 s0 n0 rc=0 before=null after=null
+  case "$kind" in
+    direct) user="$S3_AK:$S3_SK" base="$S3_URL" ;;
+    nginx) user="$S3_AK:$S3_SK" base="$NGINX_URL" ;;
+    *) user="$G_AK:$G_SK" base="$PROXY_URL" ;;
+  esac
   [[ "$kind" != cold ]] || before="$(cached_bytes)"
   : >"$out"
   children_ticks >"$WORK/ticks.out"
   w0="$(<"$WORK/ticks.out")"
   # shellcheck disable=SC2086
-  p0="$(cpu_ticks $PROXY_PIDS)" g0="$(cpu_ticks $TARGET_PIDS)" s0="$(cpu_ticks "$S3PROXY_PID")"
+  p0="$(cpu_ticks $PROXY_PIDS)" g0="$(cpu_ticks $TARGET_PIDS)" s0="$(cpu_ticks "$S3PROXY_PID")" n0="$(cpu_ticks $NGINX_PIDS)"
   t0="$(now)"
   xargs -P "$c" -I{} curl -s -o /dev/null --max-time "$CURL_TIMEOUT" --aws-sigv4 "aws:amz:us-east-1:s3" \
     --user "$user" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
@@ -379,9 +412,9 @@ get_all() {
   # shellcheck disable=SC2086
   RUN_JSON="$(python3 - "$out" "$kind" "$c" "$t0" "$t1" "$SIZE" "$COUNT" "$CLK_TCK" "$((w1 - w0))" \
     "$(($(cpu_ticks $PROXY_PIDS) - p0))" "$(($(cpu_ticks $TARGET_PIDS) - g0))" "$(($(cpu_ticks "$S3PROXY_PID") - s0))" \
-    "$before" "$after" "$rc" <<'EOF'
+    "$(($(cpu_ticks $NGINX_PIDS) - n0))" "$before" "$after" "$rc" <<'EOF'
 import json, statistics, sys
-out, kind, c, t0, t1, size, count, tck, client, proxy, targets, s3proxy, before, after, rc = sys.argv[1:]
+out, kind, c, t0, t1, size, count, tck, client, proxy, targets, s3proxy, nginx, before, after, rc = sys.argv[1:]
 lines = [json.loads(l) for l in open(out) if l.strip()]
 bad = [l for l in lines if l["code"] != "200" or l["bytes"] != int(size)]
 if int(rc) != 0 or len(lines) != int(count) or bad:
@@ -398,7 +431,8 @@ doc = {
     "ttfb_max_s": round(max(l["ttfb_s"] for l in lines), 6),
     "request_median_s": round(statistics.median(l["total_s"] for l in lines), 6),
     "cpu_s": {"client": round(int(client) / tck, 2), "proxy": round(int(proxy) / tck, 2),
-              "targets": round(int(targets) / tck, 2), "s3proxy": round(int(s3proxy) / tck, 2)},
+              "targets": round(int(targets) / tck, 2), "s3proxy": round(int(s3proxy) / tck, 2),
+              "nginx": round(int(nginx) / tck, 2)},
 }
 if kind == "cold":
     doc["cached_bytes_before"] = int(before)
@@ -426,7 +460,8 @@ if ((WARMUP)); then
     s3curl "$G_AK:$G_SK" "$PROXY_URL/$BUCKET/jit/$i" -o /dev/null || die "warm-up GET jit/$i through Granary failed"
     s3curl "$S3_AK:$S3_SK" "$S3_URL/$BUCKET/jit/$i" -o /dev/null || die "warm-up GET jit/$i from S3Proxy failed"
   done
-  for kind in direct cold warm; do
+  for kind in direct cold warm $( ((NGINX)) && echo nginx); do
+    [[ "$kind" != nginx ]] || nginx_fresh
     get_all "$kind" "$MAX_C" "$WORK/curl/warmup-$kind.jsonl"
     show "$kind" "$RUN_JSON"
   done
@@ -434,7 +469,7 @@ fi
 
 for ((r = 1; r <= ROUNDS; r++)); do
   for c in $CONCURRENCY; do
-    log "round $r/$ROUNDS, concurrency $c: $COUNT x ${SIZE_MIB} MiB direct, then cold and warm through Granary"
+    log "round $r/$ROUNDS, concurrency $c: $COUNT x ${SIZE_MIB} MiB direct, then cold and warm through Granary$( ((NGINX)) && echo ", then cold through nginx")"
     get_all direct "$c" "$WORK/curl/r$r-c$c-direct.jsonl"
     direct="$RUN_JSON"
     show direct "$direct"
@@ -445,19 +480,31 @@ for ((r = 1; r <= ROUNDS; r++)); do
     get_all warm "$c" "$WORK/curl/r$r-c$c-warm.jsonl"
     warm="$RUN_JSON"
     show warm "$warm"
-    printf '{"type":"throughput","round":%d,"concurrency":%d,"direct":%s,"cold":%s,"warm":%s}\n' \
-      "$r" "$c" "$direct" "$cold" "$warm" >>"$RUNS"
+    ngx=null
+    if ((NGINX)); then
+      nginx_fresh # every object cold again
+      get_all nginx "$c" "$WORK/curl/r$r-c$c-nginx.jsonl"
+      ngx="$RUN_JSON"
+      show nginx "$ngx"
+    fi
+    printf '{"type":"throughput","round":%d,"concurrency":%d,"direct":%s,"cold":%s,"warm":%s,"nginx":%s}\n' \
+      "$r" "$c" "$direct" "$cold" "$warm" "$ngx" >>"$RUNS"
   done
 done
 
-# TTFB of the large object: direct, then cold through Granary after a fresh registration, then warm. Between the
+# TTFB of the large object: direct, then cold through Granary after a fresh registration, then warm (and with
+# NGINX, cold through nginx after a restart with an empty cache, after the same 4 KiB prelude). Between the
 # registration and the cold GET of the large object, one 4 KiB object is read cold (its first byte is reported as
 # prelude_s): the large object's figure is then that of a cold read in a bucket in use, as during training, and not
 # of the first request after seconds of silence, which also pays the backend client's check of its idle pooled
 # connection (Apache HttpClient validates a connection idle for 2 s or more before reusing it).
 ttfb_one() { # kind [key size] -> one JSON object
   local user base line key="${2:-$TTFB_KEY}" size="${3:-$TTFB_SIZE}"
-  if [[ "$1" == direct ]]; then user="$S3_AK:$S3_SK" base="$REMOTE_URL"; else user="$G_AK:$G_SK" base="$PROXY_URL"; fi
+  case "$1" in
+    direct) user="$S3_AK:$S3_SK" base="$REMOTE_URL" ;;
+    nginx) user="$S3_AK:$S3_SK" base="$NGINX_URL" ;;
+    *) user="$G_AK:$G_SK" base="$PROXY_URL" ;;
+  esac
   line="$(s3curl "$user" "$base/$BUCKET/$key" -o /dev/null \
     -w '{"code":"%{http_code}","bytes":%{size_download},"ttfb_s":%{time_starttransfer},"total_s":%{time_total}}')" \
     || die "$1 GET of $key failed (curl exit $?)"
@@ -478,7 +525,7 @@ if [[ -n "$RELAY_URL" ]]; then
   done
 fi
 for ((r = 1; r <= TTFB_REPS; r++)); do
-  log "TTFB $r/$TTFB_REPS: ${TTFB_SIZE_MIB} MiB object direct, cold and warm through Granary"
+  log "TTFB $r/$TTFB_REPS: ${TTFB_SIZE_MIB} MiB object direct, cold and warm through Granary$( ((NGINX)) && echo ", cold through nginx")"
   d="$(ttfb_one direct)"
   register
   p="$(ttfb_one cold "$PRELUDE_KEY" 4096)"
@@ -486,13 +533,20 @@ for ((r = 1; r <= TTFB_REPS; r++)); do
   k="$(ttfb_one cold)"
   fetched=$(($(cpu_ticks "$S3PROXY_PID") - s0))
   w="$(ttfb_one warm)"
-  printf '{"type":"ttfb","rep":%d,"direct":%s,"prelude":%s,"cold":%s,"warm":%s,"s3proxy_cpu_ticks_cold":%d}\n' \
-    "$r" "$d" "$p" "$k" "$w" "$fetched" >>"$RUNS"
-  python3 - "$d" "$k" "$w" "$p" >&2 <<'EOF'
+  np=null n=null
+  if ((NGINX)); then # the same sequence through nginx: an empty cache, a 4 KiB prelude, the large object cold
+    nginx_fresh
+    np="$(ttfb_one nginx "$PRELUDE_KEY" 4096)"
+    n="$(ttfb_one nginx)"
+  fi
+  printf '{"type":"ttfb","rep":%d,"direct":%s,"prelude":%s,"cold":%s,"warm":%s,"nginx_prelude":%s,"nginx":%s,"s3proxy_cpu_ticks_cold":%d}\n' \
+    "$r" "$d" "$p" "$k" "$w" "$np" "$n" "$fetched" >>"$RUNS"
+  python3 - "$d" "$k" "$w" "$p" "$n" >&2 <<'EOF'
 import json, sys
-d, k, w, p = (json.loads(a) for a in sys.argv[1:])
-print("    first byte: direct %.4fs, cold %.4fs, warm %.4fs (4 KiB prelude cold %.4fs); whole object: direct %.3fs, cold %.3fs, warm %.3fs"
-      % (d["ttfb_s"], k["ttfb_s"], w["ttfb_s"], p["ttfb_s"], d["total_s"], k["total_s"], w["total_s"]))
+d, k, w, p, n = (json.loads(a) for a in sys.argv[1:])
+print("    first byte: direct %.4fs, cold %.4fs, warm %.4fs (4 KiB prelude cold %.4fs)%s; whole object: direct %.3fs, cold %.3fs, warm %.3fs"
+      % (d["ttfb_s"], k["ttfb_s"], w["ttfb_s"], p["ttfb_s"], ", nginx cold %.4fs" % n["ttfb_s"] if n else "",
+         d["total_s"], k["total_s"], w["total_s"]))
 EOF
 done
 MEASURE_SECS="$(elapsed "$MEASURE_START" "$(now)")"
@@ -509,9 +563,10 @@ result_file="$results_dir/cold-get-$stamp.json"
 export BENCH_DIR="$here" BENCH_RUNS="$RUNS" BENCH_JAVA="$java_version" BENCH_CURL="$curl_version" BENCH_GIT="$git_rev${git_dirty:+-dirty}" \
   BENCH_STAMP="$stamp" BENCH_UPLOAD_SECS="$upload_secs" BENCH_MEASURE_SECS="$MEASURE_SECS" \
   BENCH_TOTAL_SECS="$(elapsed "$T_START" "$(now)")" BENCH_REREG="${REREG_SECS[*]}" BENCH_LOGS="$WORK/granary/logs" \
-  BENCH_S3PROXY_LOG="$WORK/s3proxy.log" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" BENCH_S3PROXY_VERSION="$S3PROXY_VERSION" \
+  BENCH_S3PROXY_LOG="$WORK/s3proxy.log" BENCH_NGINX_ERR="$WORK/nginx/error.log" BENCH_JAR_MTIME="$GRANARY_JAR_MTIME" BENCH_S3PROXY_VERSION="$S3PROXY_VERSION" \
   BENCH_SIZE="$SIZE" BENCH_TTFB_SIZE="$TTFB_SIZE" \
-  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT REMOTE_DELAY_MS TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
+  BENCH_NGINX="$( ((NGINX)) && "$NGINX_BIN" -v 2>&1 | sed 's/.*nginx\///')" \
+  COUNT CONCURRENCY ROUNDS TTFB_REPS WARMUP WARMUP_SMALL LINK_MBIT REMOTE_DELAY_MS NGINX TARGETS GRANARY_ARGS S3PROXY_JVM_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
 import glob, json, os, re, statistics, sys
 
@@ -544,6 +599,11 @@ for c in [int(x) for x in E["CONCURRENCY"].split()]:
     d = med(r["direct"]["bytes_per_sec"] for r in rs)
     k = med(r["cold"]["bytes_per_sec"] for r in rs)
     w = med(r["warm"]["bytes_per_sec"] for r in rs)
+    n = med(r["nginx"]["bytes_per_sec"] for r in rs if r.get("nginx"))
+    for x, r in zip(rounds, rs):
+        if r.get("nginx"):
+            x["nginx"] = r["nginx"]
+            x["ratio_nginx_vs_direct"] = ratio(r["nginx"]["bytes_per_sec"], r["direct"]["bytes_per_sec"])
     results.append({
         "concurrency": c,
         "direct_bytes_per_sec": round(d),
@@ -552,11 +612,14 @@ for c in [int(x) for x in E["CONCURRENCY"].split()]:
         "ratio_cold_vs_direct": ratio(k, d),
         "ratio_warm_vs_direct": ratio(w, d),
         "ratio_cold_vs_direct_per_round": [x["ratio_cold_vs_direct"] for x in rounds],
+        "nginx_bytes_per_sec": round(n) if n else None,
+        "ratio_nginx_vs_direct": ratio(n, d),
+        "ratio_cold_vs_nginx": ratio(k, n),
         "direct_ttfb_median_s": med(r["direct"]["ttfb_median_s"] for r in rs),
         "cold_ttfb_median_s": med(r["cold"]["ttfb_median_s"] for r in rs),
         "warm_ttfb_median_s": med(r["warm"]["ttfb_median_s"] for r in rs),
         "cpu_s_median": {kind: {p: med(r[kind]["cpu_s"][p] for r in rs) for p in rs[0][kind]["cpu_s"]}
-                         for kind in ("direct", "cold", "warm")},
+                         for kind in ("direct", "cold", "warm", "nginx") if rs[0].get(kind)},
         "rounds": rounds,
     })
 
@@ -574,7 +637,13 @@ ttfb["direct_total_s"] = med(r["direct"]["total_s"] for r in tt)
 ttfb["cold_total_s"] = med(r["cold"]["total_s"] for r in tt)
 ttfb["warm_total_s"] = med(r["warm"]["total_s"] for r in tt)
 ttfb["ratio_total"] = ratio(ttfb["cold_total_s"], ttfb["direct_total_s"])
-ttfb["reps"] = [{k: r[k] for k in ("rep", "direct", "prelude", "cold", "warm")} for r in tt]
+ttfb["nginx_s"] = med(r["nginx"]["ttfb_s"] for r in tt if r.get("nginx"))
+ttfb["nginx_prelude_s"] = med(r["nginx_prelude"]["ttfb_s"] for r in tt if r.get("nginx_prelude"))
+ttfb["ratio_nginx_vs_direct"] = ratio(ttfb["nginx_s"], ttfb["direct_s"])
+ttfb["ratio_cold_vs_nginx"] = ratio(ttfb["cold_s"], ttfb["nginx_s"])
+ttfb["nginx_total_s"] = med(r["nginx"]["total_s"] for r in tt if r.get("nginx"))
+ttfb["reps"] = [{k: r[k] for k in ("rep", "direct", "prelude", "cold", "warm", "nginx_prelude", "nginx") if r.get(k)}
+                for r in tt]
 
 tp = {str(e["concurrency"]): e["ratio_cold_vs_direct"] for e in results}
 goals = {
@@ -620,7 +689,9 @@ doc = {
         "warmup_small_objects": int(E["WARMUP_SMALL"]) if E["WARMUP"] == "1" else 0,
         "remote_link_mbit": int(E["LINK_MBIT"]) or None,
         "remote_delay_ms": int(E["REMOTE_DELAY_MS"]) or None,
-        "ttfb_method": "per rep: direct GET; re-register the bucket; cold GET of a 4 KiB object (prelude_s); cold GET of the TTFB object (cold_s); warm GET",
+        "ttfb_method": "per rep: direct GET; re-register the bucket; cold GET of a 4 KiB object (prelude_s); cold GET of the TTFB object (cold_s); warm GET"
+                       + ("; restart nginx with an empty cache; 4 KiB object through it (nginx_prelude_s); the TTFB object through it (nginx_s)" if E["NGINX"] == "1" else ""),
+        "reference_nginx": ("nginx %s as a caching reverse proxy (proxy_cache, proxy_cache_lock, upstream keep-alive, no checksum verification), restarted with an empty cache before each cold run" % E["BENCH_NGINX"]) if E["NGINX"] == "1" else None,
         "targets": int(E["TARGETS"]),
         "granary_args": E["GRANARY_ARGS"],
         "s3proxy_jvm_opts": E["S3PROXY_JVM_OPTS"],
@@ -644,6 +715,7 @@ doc = {
     "diagnostics": {
         "granary_log_issues": issues(sorted(glob.glob(os.path.join(E["BENCH_LOGS"], "*.log")))),
         "s3proxy_log_issues": issues([E["BENCH_S3PROXY_LOG"]]),
+        "nginx_error_log_issues": issues([E["BENCH_NGINX_ERR"]]) if E["NGINX"] == "1" else None,
     },
 }
 print(json.dumps(doc, indent=2))
@@ -654,12 +726,15 @@ python3 - "$result_file" >&2 <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for e in d["results"]:
-    print("  c=%-3d direct %7.1f MiB/s, cold %7.1f MiB/s (ratio %.3f), warm %7.1f MiB/s"
+    print("  c=%-3d direct %7.1f MiB/s, cold %7.1f MiB/s (ratio %.3f), warm %7.1f MiB/s%s"
           % (e["concurrency"], e["direct_bytes_per_sec"] / 2**20, e["cold_bytes_per_sec"] / 2**20,
-             e["ratio_cold_vs_direct"], e["warm_bytes_per_sec"] / 2**20))
+             e["ratio_cold_vs_direct"], e["warm_bytes_per_sec"] / 2**20,
+             "; nginx cold %.1f MiB/s (ratio %.3f)" % (e["nginx_bytes_per_sec"] / 2**20, e["ratio_nginx_vs_direct"])
+             if e["nginx_bytes_per_sec"] else ""))
 t = d["ttfb"]
-print("  TTFB %d MiB: direct %.4fs, cold %.4fs (ratio %.2f), warm %.4fs" % (t["object_bytes"] >> 20, t["direct_s"],
-      t["cold_s"], t["ratio"], t["warm_s"]))
+print("  TTFB %d MiB: direct %.4fs, cold %.4fs (ratio %.2f), warm %.4fs%s" % (t["object_bytes"] >> 20, t["direct_s"],
+      t["cold_s"], t["ratio"], t["warm_s"],
+      "; nginx cold %.4fs (ratio %.2f)" % (t["nginx_s"], t["ratio_nginx_vs_direct"]) if t["nginx_s"] else ""))
 g = d["goals"]
 print("  goals: throughput >= %.2fx direct: %s; first byte <= %.1fx direct: %s"
       % (g["throughput"]["goal_min_ratio"], g["throughput"]["met"], g["ttfb"]["goal_max_ratio"], g["ttfb"]["met"]))

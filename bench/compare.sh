@@ -35,7 +35,7 @@ die() { printf '[compare] ERROR: %s\n' "$*" >&2; exit 1; }
 warm_knobs="w:granary,s3,redirect,nginx:SERVERS u:COUNT_150K u:COUNT_1M u:COUNT_10M l:CONCURRENCY p:DURATION
   u:WARMUP p:WARMUP_CONNECTIONS p:MAX_THREADS s:WRK_TIMEOUT"
 cold_knobs="p:COUNT p:SIZE_MIB p:TTFB_SIZE_MIB l:CONCURRENCY p:ROUNDS p:TTFB_REPS u:WARMUP u:WARMUP_SMALL
-  u:LINK_MBIT u:REMOTE_DELAY_MS s:S3PROXY_JVM_OPTS p:CURL_TIMEOUT"
+  u:LINK_MBIT u:REMOTE_DELAY_MS u:NGINX s:S3PROXY_JVM_OPTS p:CURL_TIMEOUT"
 mlperf_knobs="p:MAX_ACCELERATORS p:STEPS p:SAMPLES_PER_FILE p:FILES p:EPOCHS p:ROUNDS p:START p:READ_THREADS
   w:native,direct,nginx:SOURCES u:WARMUP u:SEED p:GEN_WORKERS s:LOADER_JVM_OPTS"
 # QUICK=1: what each part runs with unless its prefixed knob says otherwise.
@@ -370,16 +370,21 @@ def render(doc):
             + ("; first bytes read through a relay adding %d ms" % prm["remote_delay_ms"]
                if prm.get("remote_delay_ms") else "")))
         out.append("")
-        out.append("| conc. | direct | cold via Granary | cold / direct | warm via Granary | warm / direct |")
-        out.append("|---|---|---|---|---|---|")
+        out.append("| conc. | direct | cold via Granary | cold / direct | warm via Granary | warm / direct "
+                   "| cold via nginx cache | nginx / direct |")
+        out.append("|---|---|---|---|---|---|---|---|")
         for r in c["results"]:
-            out.append("| %d | %s | %s | %s | %s | %s |" % (
+            out.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["concurrency"], mib(r["direct_bytes_per_sec"]), mib(r["cold_bytes_per_sec"]),
-                r2(r["ratio_cold_vs_direct"], True), mib(r["warm_bytes_per_sec"]), r2(r["ratio_warm_vs_direct"])))
+                r2(r["ratio_cold_vs_direct"], True), mib(r["warm_bytes_per_sec"]), r2(r["ratio_warm_vs_direct"]),
+                mib(r["nginx_bytes_per_sec"]) if r.get("nginx_bytes_per_sec") else "—",
+                r2(r["ratio_nginx_vs_direct"]) if r.get("ratio_nginx_vs_direct") else "—"))
         t = c["ttfb"]
         out.append("")
-        out.append("First byte: direct %.1f ms, cold %.1f ms (**%s×**), warm %.1f ms (%s×)." % (
-            t["direct_s"] * 1e3, t["cold_s"] * 1e3, r2(t["ratio"]), t["warm_s"] * 1e3, r2(t["ratio_warm_vs_direct"])))
+        out.append("First byte: direct %.1f ms, cold %.1f ms (**%s×**), warm %.1f ms (%s×)%s." % (
+            t["direct_s"] * 1e3, t["cold_s"] * 1e3, r2(t["ratio"]), t["warm_s"] * 1e3, r2(t["ratio_warm_vs_direct"]),
+            ", cold through nginx's cache %.1f ms (%s×)" % (t["nginx_s"] * 1e3, r2(t["ratio_nginx_vs_direct"]))
+            if t.get("nginx_s") else ""))
     else:
         out.append(failed("cold_get", "Cold GET"))
     out.append("")

@@ -100,7 +100,40 @@ end_run() {
 # a tuned static server (sendfile, tcp_nopush, long keep-alive, no access log), its files under DIR. Sets
 # NGINX_PORT, NGINX_PID and NGINX_URL.
 start_nginx() {
-  local bin="$1" dir="$2" root="$3" user_line="" i
+  run_nginx "$1" "$2" "  root $3;
+  location / { }" ""
+}
+
+# start_nginx_cache NGINX_BIN DIR UPSTREAM_PORT: nginx as a caching reverse proxy in front of the S3 server on
+# 127.0.0.1:UPSTREAM_PORT, with an empty cache under DIR/cache: the first GET of an object is a miss that nginx
+# streams to the client while it writes the cache file (proxy_cache, one upstream fetch per object with
+# proxy_cache_lock), later GETs are hits. The client's Host header goes upstream unchanged, so its SigV4 signature
+# verifies there. Nothing is verified against a checksum: what a cache costs without that. Sets what start_nginx sets.
+start_nginx_cache() {
+  local dir="$2"
+  rm -rf "$dir/cache"
+  mkdir -p "$dir/cache"
+  run_nginx "$1" "$dir" "  location / {
+    proxy_pass http://remote;
+    proxy_http_version 1.1;
+    proxy_set_header Connection \"\";
+    proxy_set_header Host \$http_host;
+    proxy_cache objects;
+    proxy_cache_key \$uri;
+    proxy_cache_valid 200 1d;
+    proxy_cache_lock on;
+    proxy_cache_lock_timeout 600s;
+    proxy_read_timeout 600s;
+    proxy_buffer_size 64k;
+    proxy_buffers 16 256k;
+    proxy_busy_buffers_size 512k;
+  }" "  proxy_cache_path $dir/cache levels=1:2 keys_zone=objects:64m max_size=100g inactive=1d use_temp_path=off;
+  upstream remote { server 127.0.0.1:$3; keepalive 32; }"
+}
+
+# run_nginx NGINX_BIN DIR SERVER_BODY HTTP_EXTRA: the common part of the two above.
+run_nginx() {
+  local bin="$1" dir="$2" user_line="" i
   mkdir -p "$dir/tmp"
   NGINX_PORT="$(free_ports 1)"
   ((EUID != 0)) || user_line="user root;" # workers must read the work dir whatever TMPDIR's parents allow
@@ -125,10 +158,10 @@ http {
   fastcgi_temp_path $dir/tmp/fastcgi;
   uwsgi_temp_path $dir/tmp/uwsgi;
   scgi_temp_path $dir/tmp/scgi;
+$4
   server {
     listen 127.0.0.1:$NGINX_PORT;
-    root $root;
-    location / { }
+$3
   }
 }
 CONF
@@ -150,7 +183,7 @@ stop_nginx() {
   local workers p
   workers="$(pgrep -P "$1" 2>/dev/null)"
   stop_pid "$1" TERM 15
-  for p in $workers; do kill -KILL "$p" 2>/dev/null; done
+  for p in $workers; do kill -KILL "$p" 2>/dev/null || true; done
 }
 
 # ensure_granary_dist: with BUILD=auto, has ./granary build Granary if its sources changed (keeping an existing
