@@ -138,35 +138,20 @@ trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
 # ------------------------------------------------------------------------------------------------ tools
-SUDO=""
-if ((EUID != 0)); then
-  command -v sudo >/dev/null || SUDO="no-sudo"
-  [[ "$SUDO" == no-sudo ]] || SUDO="sudo"
-fi
 need=()
 command -v curl >/dev/null || need+=(curl)
 command -v python3 >/dev/null || need+=(python3)
 command -v pgrep >/dev/null || need+=(procps)
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)
-((NGINX == 0)) || command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx)
-if ((${#need[@]})); then
-  [[ "$SUDO" != no-sudo ]] || die "not root and sudo is missing: cannot install ${need[*]}"
-  log "installing ${need[*]} with apt-get"
-  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2; then
-    log "apt-get install failed; running apt-get update and retrying"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update >&2 || die "apt-get update failed"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2 \
-      || die "could not install ${need[*]}"
-  fi
-fi
+((NGINX)) && nginx_missing && need+=(nginx)
+install_missing "${need[@]}"
 for t in curl python3 java sha256sum head pgrep xargs du; do
   command -v "$t" >/dev/null || die "required tool '$t' is missing"
 done
 curl --help all 2>/dev/null | grep -q -- '--aws-sigv4' || die "this curl has no --aws-sigv4 (needs curl 7.75 or later)"
 NGINX_BIN=""
 if ((NGINX)); then
-  NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
-  [[ -x "$NGINX_BIN" ]] || die "nginx not found after install"
+  NGINX_BIN="$(nginx_bin)"
 fi
 
 now() { echo "$EPOCHREALTIME"; }

@@ -96,6 +96,35 @@ end_run() {
   exit "$rc"
 }
 
+# install_missing PKG...: installs these Debian packages with apt-get (with sudo when not root), running
+# apt-get update and retrying once if the first install fails; does nothing without arguments. Uses the caller's
+# log and die.
+install_missing() {
+  (($#)) || return 0
+  local sudo=()
+  if ((EUID != 0)); then
+    command -v sudo >/dev/null || die "not root and sudo is missing: cannot install $*"
+    sudo=(sudo)
+  fi
+  log "installing $* with apt-get"
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >&2; then
+    log "apt-get install failed; running apt-get update and retrying"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update >&2 || die "apt-get update failed"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >&2 \
+      || die "could not install $*"
+  fi
+}
+
+# nginx_missing: succeeds when there is no nginx, on PATH or where Debian puts it (/usr/sbin, which a non-root PATH
+# may lack). nginx_bin: its path, or die.
+nginx_missing() { ! command -v nginx >/dev/null && [[ ! -x /usr/sbin/nginx ]]; }
+nginx_bin() {
+  local bin
+  bin="$(command -v nginx || echo /usr/sbin/nginx)"
+  [[ -x "$bin" ]] || die "nginx not found after install"
+  echo "$bin"
+}
+
 # start_nginx NGINX_BIN DIR ROOT: nginx in the foreground serving ROOT on a free 127.0.0.1 port, configured like
 # a tuned static server (sendfile, tcp_nopush, long keep-alive, no access log), its files under DIR. Sets
 # NGINX_PORT, NGINX_PID and NGINX_URL.

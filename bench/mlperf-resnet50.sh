@@ -108,29 +108,14 @@ trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
 # ------------------------------------------------------------------------------------------------ tools
-SUDO=""
-if ((EUID != 0)); then
-  command -v sudo >/dev/null || SUDO="no-sudo"
-  [[ "$SUDO" == no-sudo ]] || SUDO="sudo"
-fi
 need=()
-command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx)
+nginx_missing && need+=(nginx)
 command -v curl >/dev/null || need+=(curl)
 command -v python3 >/dev/null || need+=(python3)
 command -v pgrep >/dev/null || need+=(procps)
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)
-if ((${#need[@]})); then
-  [[ "$SUDO" != no-sudo ]] || die "not root and sudo is missing: cannot install ${need[*]}"
-  log "installing ${need[*]} with apt-get"
-  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2; then
-    log "apt-get install failed; running apt-get update and retrying"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update >&2 || die "apt-get update failed"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2 \
-      || die "could not install ${need[*]}"
-  fi
-fi
-NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
-[[ -x "$NGINX_BIN" ]] || die "nginx not found after install"
+install_missing "${need[@]}"
+NGINX_BIN="$(nginx_bin)"
 for t in curl python3 java sha256sum head pgrep du; do
   command -v "$t" >/dev/null || die "required tool '$t' is missing"
 done

@@ -90,25 +90,11 @@ trap 'log "interrupted"; exit 130' INT
 trap 'log "terminated"; exit 143' TERM
 
 # ------------------------------------------------------------------------------------------------ tools
-SUDO=""
-if ((EUID != 0)); then
-  command -v sudo >/dev/null || die "not root and sudo is missing: cannot install packages"
-  SUDO="sudo"
-fi
 need=()
-command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx)
+nginx_missing && need+=(nginx)
 command -v wrk >/dev/null || need+=(wrk)
-if ((${#need[@]})); then
-  log "installing ${need[*]} with apt-get"
-  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2; then
-    log "apt-get install failed; running apt-get update and retrying"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update >&2 || die "apt-get update failed"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2 \
-      || die "could not install ${need[*]}"
-  fi
-fi
-NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
-[[ -x "$NGINX_BIN" ]] || die "nginx not found after install"
+install_missing "${need[@]}"
+NGINX_BIN="$(nginx_bin)"
 WRK_BIN="$(command -v wrk)" || die "wrk not found after install"
 for t in curl python3 java sha256sum head pgrep; do
   command -v "$t" >/dev/null || die "required tool '$t' is missing"
