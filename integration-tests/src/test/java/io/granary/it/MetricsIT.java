@@ -200,6 +200,9 @@ class MetricsIT {
     assertThat(sum(afterCold, "granary_cold_get_duration_seconds_sum", "provider=aws")
         - sum(before, "granary_cold_get_duration_seconds_sum", "provider=aws")).isPositive();
     assertThat(sum(afterCold, "granary_cold_get_fetches_total", "provider=gcp")).isZero();
+    // S3Proxy is a plain-HTTP endpoint: the GET's first remote read went out from the target's event loop.
+    assertThat(sum(afterCold, "granary_cold_get_loop_reads_total", "provider=aws")
+        - sum(before, "granary_cold_get_loop_reads_total", "provider=aws")).isEqualTo(1);
 
     Http.Reply warm = getRemote("cold/one.bin");
     assertThat(warm.body()).isEqualTo(data);
@@ -280,5 +283,8 @@ class MetricsIT {
         - sum(before, "granary_cold_get_fetches_total", "provider=aws")).isEqualTo(JOB_OBJECTS);
     assertThat(sum(after, "granary_cache_misses_total", "provider=aws"))
         .isEqualTo(sum(before, "granary_cache_misses_total", "provider=aws"));
+    // A job's fill has no event loop to send from: its reads go on the cold pool.
+    assertThat(sum(after, "granary_cold_get_loop_reads_total", "provider=aws"))
+        .isEqualTo(sum(before, "granary_cold_get_loop_reads_total", "provider=aws"));
   }
 }

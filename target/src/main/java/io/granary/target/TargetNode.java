@@ -118,7 +118,7 @@ public final class TargetNode implements AutoCloseable {
     ClusterSigner signer = cfg.clusterSecret() == null ? null : ClusterSigner.of(cfg.clusterSecret());
     UpstreamPool upstream = new UpstreamPool(transport, 64, 1024);
     RemoteBuckets remotes = new RemoteBuckets(cfg.cache().backendReadTimeout(), 4 * cfg.cache().coldThreads());
-    ColdObjects cold = new ColdObjects(id, store, remotes, cfg.cache());
+    ColdObjects cold = new ColdObjects(id, store, remotes, cfg.cache(), upstream);
     multipart.writeThroughWith(cold::writeThrough);
     // A newly registered remote bucket gets its client now, so its first cold GET does not pay for building it.
     holder.onChange((old, now) -> now.buckets().buckets().values().stream().filter(BucketProps::isRemote)

@@ -4,6 +4,8 @@ import io.granary.backend.Backend;
 import io.granary.backend.BackendConfig;
 import io.granary.backend.BackendException;
 import io.granary.backend.BackendException.Kind;
+import io.granary.backend.PlainHttpGet;
+import io.granary.backend.PlainHttpReads;
 import io.granary.backend.PutAttributes;
 import io.granary.backend.RemoteObject;
 import io.granary.backend.RemotePage;
@@ -15,11 +17,12 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
@@ -28,18 +31,20 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
  * {@link Backend} for S3 and S3-compatible stores on the sync {@link S3Client} (Apache HTTP client, pooled), with
  * object GETs sent on the same pool as {@link SignedGet}s, past the SDK's per-request pipeline. Thread-safe; every
  * call blocks. Transient failures are retried before a response body starts; once a {@link RemoteRead} is
- * streaming, a failure is final and surfaces from {@code read}.
+ * streaming, a failure is final and surfaces from {@code read}. As {@link PlainHttpReads}, it signs GETs for a
+ * caller's own non-blocking client when the endpoint is plain HTTP.
  *
  * <p>Fills {@link RemoteObject}: key, size, etag, version (VersionId when versioned), lastModified, md5 (only for
  * single-part ETags), contentType and userMeta (head/read/put), never crc32c. Listing entries carry key, size,
  * etag, md5 and lastModified.
  */
-public final class S3Backend implements Backend {
+public final class S3Backend implements Backend, PlainHttpReads {
   /** Files above this go up as multipart uploads. */
   static final long MULTIPART_THRESHOLD = 64L << 20;
   /** Multipart part size; 10,000 parts allow objects up to about 156 GiB. */
@@ -66,7 +71,8 @@ public final class S3Backend implements Backend {
     SdkHttpClient http = S3ClientFactory.http(config);
     try {
       SignedGet gets = new SignedGet(http, config.anonymous() ? null : credentials, region.id(),
-          new S3ObjectUrls(config.endpoint(), region.id(), config.pathStyle()), config.maxAttempts());
+          new S3ObjectUrls(config.endpoint(), region.id(), config.pathStyle()), config.maxAttempts(),
+          config.readTimeout(), config.anonymous() || config.credentialsFile() != null);
       return new S3Backend(S3ClientFactory.client(config, http, credentials), gets, http, MULTIPART_THRESHOLD,
           PART_SIZE);
     } catch (RuntimeException e) {
@@ -95,14 +101,48 @@ public final class S3Backend implements Backend {
     if (length == 0) {
       return emptyRead(bucket, key, offset, expected);
     }
-    String range = offset > 0 || length > 0
-        ? "bytes=" + offset + "-" + (length > 0 ? Long.toString(offset + length - 1) : "") : null;
+    String what = SignedGet.what(bucket, key);
     // If-Match keeps ranged pieces of one object from being stitched across versions.
     String ifMatch = expected != null && expected.etag() != null ? "\"" + expected.etag() + "\"" : null;
-    SignedGet.Answer answer = gets.send(bucket, key, range, ifMatch);
-    SdkHttpResponse r = answer.head();
-    long served = r.firstMatchingHeader("Content-Length").map(S3Backend::parseLength).orElse(-1L);
-    String contentRange = r.firstMatchingHeader("Content-Range").orElse(null);
+    SignedGet.Answer answer = gets.send(bucket, key, rangeHeader(offset, length), ifMatch);
+    Answer promised;
+    try {
+      promised = interpret(what, key, offset, length, expected, answer.head().headers());
+    } catch (BackendException e) {
+      answer.body().abort();
+      throw e;
+    }
+    return new S3RemoteRead(answer.body(), promised.object(), offset, promised.length(), what);
+  }
+
+  @Override
+  public PlainHttpGet prepare(String bucket, String key, long offset, long length) {
+    if (offset < 0 || length == 0) {
+      return null; // an empty read sends no GET
+    }
+    return gets.plain(bucket, key, offset, length, rangeHeader(offset, length));
+  }
+
+  @Override
+  public Answer answer(PlainHttpGet get, Map<String, List<String>> headers) throws BackendException {
+    return interpret(get.what(), get.key(), get.offset(), get.length(), null, headers);
+  }
+
+  @Override
+  public BackendException failure(PlainHttpGet get, int status, String bodyStart) {
+    return SignedGet.failure(get.what(), status, bodyStart);
+  }
+
+  private static String rangeHeader(long offset, long length) {
+    return offset > 0 || length > 0
+        ? "bytes=" + offset + "-" + (length > 0 ? Long.toString(offset + length - 1) : "") : null;
+  }
+
+  /** What a 2xx answer's head promises for a read of {@code length} bytes from {@code offset}. */
+  private static Answer interpret(String what, String key, long offset, long length, RemoteObject expected,
+      Map<String, List<String>> headers) throws BackendException {
+    long served = header(headers, "Content-Length").map(S3Backend::parseLength).orElse(-1L);
+    String contentRange = header(headers, "Content-Range").orElse(null);
     long total = S3Objects.totalFromContentRange(contentRange);
     if (total < 0) {
       total = contentRange == null ? served : expected == null ? -1 : expected.size();
@@ -111,16 +151,19 @@ public final class S3Backend implements Backend {
     if (served < 0 || (offset > 0 && whole) || (length > 0 && served > length && !whole)) {
       // Without a length we cannot tell a short body from a whole one; a 200 to a range past 0 is the wrong
       // bytes. A 200 to a range from 0 is the whole object, which serves the range and more (length() says so).
-      answer.body().abort();
-      throw new BackendException(Kind.OTHER, 0, "GET s3://" + bucket + "/" + key + ": "
+      throw new BackendException(Kind.OTHER, 0, what + ": "
           + (served < 0 ? "no Content-Length" : "Range ignored by the server"));
     }
-    RemoteObject object = S3Objects.of(key, total, r.firstMatchingHeader("ETag").orElse(null),
-        r.firstMatchingHeader("x-amz-version-id").orElse(null), S3Objects.httpDate(
-            r.firstMatchingHeader("Last-Modified").orElse(null)), r.firstMatchingHeader("Content-Type").orElse(null),
-        S3Objects.userMeta(r.headers()));
+    RemoteObject object = S3Objects.of(key, total, header(headers, "ETag").orElse(null),
+        header(headers, "x-amz-version-id").orElse(null), S3Objects.httpDate(
+            header(headers, "Last-Modified").orElse(null)), header(headers, "Content-Type").orElse(null),
+        S3Objects.userMeta(headers));
     // Served may be shorter than asked when the range runs past the end: the read promises what S3 promised.
-    return new S3RemoteRead(answer.body(), object, offset, served, "GET s3://" + bucket + "/" + key);
+    return new Answer(object, served);
+  }
+
+  private static Optional<String> header(Map<String, List<String>> headers, String name) {
+    return SdkHttpUtils.firstMatchingHeader(headers, name);
   }
 
   private static long parseLength(String v) {

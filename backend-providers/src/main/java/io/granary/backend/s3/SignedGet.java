@@ -2,11 +2,15 @@ package io.granary.backend.s3;
 
 import io.granary.backend.BackendException;
 import io.granary.backend.BackendException.Kind;
+import io.granary.backend.PlainHttpGet;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -40,6 +44,9 @@ final class SignedGet {
   private final String region;
   private final S3ObjectUrls urls;
   private final int maxAttempts;
+  private final Duration readTimeout;
+  /** Whether resolving credentials is known not to block: read from a file already, or resolved once and cached. */
+  private volatile boolean credentialsResolved;
   private final BackoffStrategy backoff =
       BackoffStrategy.exponentialDelay(Duration.ofMillis(100), Duration.ofSeconds(20));
 
@@ -47,12 +54,38 @@ final class SignedGet {
   record Answer(SdkHttpResponse head, AbortableInputStream body) {}
 
   SignedGet(SdkHttpClient http, AwsCredentialsProvider credentials, String region, S3ObjectUrls urls,
-      int maxAttempts) {
+      int maxAttempts, Duration readTimeout, boolean credentialsInMemory) {
+    this.credentialsResolved = credentialsInMemory;
     this.http = http;
     this.credentials = credentials;
     this.region = region;
     this.urls = urls;
     this.maxAttempts = maxAttempts;
+    this.readTimeout = readTimeout;
+  }
+
+  /**
+   * The signed GET for a caller's own HTTP client, or null when the endpoint is not plain HTTP, or when resolving
+   * the credentials may still block (the default chain before its first use: instance metadata, files).
+   */
+  PlainHttpGet plain(String bucket, String key, long offset, long length, String range) {
+    URI uri = urls.object(bucket, key);
+    if (!"http".equalsIgnoreCase(uri.getScheme()) || (credentials != null && !credentialsResolved)) {
+      return null;
+    }
+    SdkHttpRequest request = signed(uri, range, null);
+    List<Map.Entry<String, String>> headers = new ArrayList<>();
+    if (request.firstMatchingHeader("Host").isEmpty()) {
+      headers.add(Map.entry("Host", uri.getPort() > 0 ? uri.getHost() + ":" + uri.getPort() : uri.getHost()));
+    }
+    request.forEachHeader((name, values) -> values.forEach(v -> headers.add(Map.entry(name, v))));
+    String target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+    return new PlainHttpGet(bucket, key, offset, length, uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 80,
+        target, headers, readTimeout, what(bucket, key));
+  }
+
+  static String what(String bucket, String key) {
+    return "GET s3://" + bucket + "/" + key;
   }
 
   /**
@@ -62,7 +95,7 @@ final class SignedGet {
    *     stayed unreachable through every attempt
    */
   Answer send(String bucket, String key, String range, String ifMatch) throws BackendException {
-    String what = "GET s3://" + bucket + "/" + key;
+    String what = what(bucket, key);
     URI uri = urls.object(bucket, key);
     for (int attempt = 1; ; attempt++) {
       BackendException failure;
@@ -98,8 +131,10 @@ final class SignedGet {
     if (credentials == null) {
       return request;
     }
+    var identity = credentials.resolveCredentials();
+    credentialsResolved = true;
     // S3's SigV4 flavour: the path encoded once and not normalized (keys may hold "//" or "./").
-    return SIGNER.sign(s -> s.identity(credentials.resolveCredentials()).request(request)
+    return SIGNER.sign(s -> s.identity(identity).request(request)
         .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
         .putProperty(AwsV4HttpSigner.REGION_NAME, region)
         .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
@@ -109,18 +144,22 @@ final class SignedGet {
 
   /** The failure a non-2xx answer means; reads at most a few KiB of its body for the S3 error code. */
   private static BackendException error(String what, SdkHttpResponse head, AbortableInputStream body) {
-    String code = null;
+    String start = "";
     try (InputStream in = body) {
-      byte[] xml = in.readNBytes(ERROR_BODY_MAX);
-      Matcher m = ERROR_CODE.matcher(new String(xml, StandardCharsets.UTF_8));
-      code = m.find() ? m.group(1) : null;
+      start = new String(in.readNBytes(ERROR_BODY_MAX), StandardCharsets.UTF_8);
       if (in.read() >= 0) {
         body.abort(); // more than an error body: not worth draining
       }
     } catch (IOException | RuntimeException e) {
       body.abort(); // the status says enough
     }
-    int status = head.statusCode();
+    return failure(what, head.statusCode(), start);
+  }
+
+  /** The failure a non-2xx answer means, from its status and the S3 error code in the start of its body. */
+  static BackendException failure(String what, int status, String bodyStart) {
+    Matcher m = ERROR_CODE.matcher(bodyStart);
+    String code = m.find() ? m.group(1) : null;
     boolean throttled = status == 429 || "SlowDown".equals(code) || "Throttling".equals(code);
     return new BackendException(S3Errors.kindOf(status, code, throttled), status,
         what + ": " + status + (code == null ? "" : " " + code));

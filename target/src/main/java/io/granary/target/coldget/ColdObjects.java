@@ -2,22 +2,29 @@ package io.granary.target.coldget;
 
 import io.granary.backend.Backend;
 import io.granary.backend.BackendException;
+import io.granary.backend.PlainHttpGet;
+import io.granary.backend.PlainHttpReads;
 import io.granary.backend.PutAttributes;
 import io.granary.backend.RemoteObject;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.client.UpstreamPool;
 import io.granary.target.CacheConfig;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.backend.RemoteBuckets;
 import io.granary.target.meta.RemoteVersion;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
+import io.netty.channel.EventLoop;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,18 +52,30 @@ public final class ColdObjects implements CacheFiller {
   private final CacheConfig config;
   private final BoundedExecutor coldPool;
   private final BoundedExecutor rangePool;
+  private final UpstreamPool connections; // null: every fetch opens its first read on the cold pool
+  private final BackendAddresses addresses;
+  private final Semaphore loopFetches; // fetches whose first read was sent from an event loop and not ended yet
   private final ConcurrentHashMap<String, Fetch> inFlight = new ConcurrentHashMap<>();
   private final Revalidation revalidation = new Revalidation();
   private final ColdStats stats = new ColdStats();
 
-  public ColdObjects(String nodeId, ObjectStore store, RemoteBuckets remotes, CacheConfig config) {
+  /**
+   * @param connections the target's pool of connections per event loop, on which a cold GET sends its first remote
+   *     read from its own loop when the backend allows ({@link PlainHttpReads}); null to always use the cold pool
+   */
+  public ColdObjects(String nodeId, ObjectStore store, RemoteBuckets remotes, CacheConfig config,
+      UpstreamPool connections) {
     this.nodeId = nodeId;
+    this.connections = connections;
     this.store = store;
     this.remotes = remotes;
     this.config = config;
     // Each cold thread holds one backend connection; the queue bounds what waits for one.
     this.coldPool = new BoundedExecutor("cold-" + nodeId, config.coldThreads(), 4096);
     this.rangePool = new BoundedExecutor("cold-range-" + nodeId, config.coldThreads(), config.coldThreads() * 4);
+    this.addresses = new BackendAddresses(coldPool);
+    // As many as there are cold threads to take their bodies: each holds a connection until one does.
+    this.loopFetches = new Semaphore(config.coldThreads());
   }
 
   public ColdStats stats() {
@@ -97,8 +116,11 @@ public final class ColdObjects implements CacheFiller {
    * The fetch of {@code name}: the one in flight, or a new one. The caller must {@link Fetch#release} it, and when
    * {@code streams} (a GET that will send the fetch's bytes as they land) call {@link Fetch#firstBytesSent} once.
    * Returns null when the object was committed by a fetch that just ended: read it from the store.
+   *
+   * @param loop the event loop of the GET that asks, or null (a job's fill): a new fetch started from a loop sends
+   *     its first remote read from it
    */
-  public Fetch join(BucketProps bucket, String name, boolean streams) throws BackendException {
+  public Fetch join(BucketProps bucket, String name, boolean streams, EventLoop loop) throws BackendException {
     ObjectLocation loc = store.locate(bucket, name);
     for (int attempt = 0; attempt < 3; attempt++) {
       Fetch f = inFlight.get(loc.key());
@@ -109,7 +131,7 @@ public final class ColdObjects implements CacheFiller {
           if (streams) {
             created.expectFirstBytes();
           }
-          start(created);
+          start(created, loop);
           return created;
         }
         continue;
@@ -129,7 +151,7 @@ public final class ColdObjects implements CacheFiller {
     return null;
   }
 
-  private void start(Fetch f) throws BackendException {
+  private void start(Fetch f, EventLoop loop) throws BackendException {
     Backend backend;
     try {
       backend = remotes.backend(f.bucket());
@@ -140,18 +162,64 @@ public final class ColdObjects implements CacheFiller {
       throw e;
     }
     String key = f.location().key();
+    AtomicBoolean loopPermit = new AtomicBoolean(); // held from before the loop's read is sent until the fetch ends
     FetchTask task = new FetchTask(nodeId, f, backend, store, config, rangePool, stats, () -> {
       inFlight.remove(key, f);
       revalidation.checked(key, System.currentTimeMillis());
+      if (loopPermit.getAndSet(false)) {
+        loopFetches.release();
+      }
     });
+    if (connections != null && loop != null && backend instanceof PlainHttpReads plain && loopFetches.tryAcquire()) {
+      loopPermit.set(true);
+      if (startOnLoop(f, task, plain, loop)) {
+        return;
+      }
+      loopPermit.set(false);
+      loopFetches.release();
+    }
+    submit(task);
+  }
+
+  /**
+   * Sends the fetch's first read from {@code loop} and opens the fetch there when its head arrives, so the waiting
+   * clients get their heads without a hand-over to a cold thread and back; the body is written on the cold pool.
+   * Returns false when the read cannot go that way (an https endpoint, a name not resolved yet).
+   */
+  private boolean startOnLoop(Fetch f, FetchTask task, PlainHttpReads plain, EventLoop loop) {
+    PlainHttpGet get;
+    try {
+      get = plain.prepare(f.bucket().bucket().name(), f.location().name(), 0, FetchTask.firstLength(config));
+    } catch (BackendException | RuntimeException e) {
+      return false; // the cold pool's attempt reports what is wrong
+    }
+    InetSocketAddress address = get == null ? null : addresses.now(get.host(), get.port());
+    if (address == null) {
+      return false;
+    }
+    LoopGet.send(connections, loop, address, plain, get).whenComplete((read, err) -> {
+      if (err == null) {
+        stats.loopRead(f.bucket().bucket().provider());
+        if (task.open(read)) {
+          submit(task);
+        }
+      } else if (err instanceof BackendException b && b.kind() != BackendException.Kind.UNAVAILABLE
+          && b.kind() != BackendException.Kind.INVALID_RANGE) {
+        task.abandon(b); // a final answer (404, 403, ...): asking again would get the same
+      } else {
+        submit(task); // no answer, a transient one, or an empty object's 416: the blocking way retries
+      }
+    });
+    return true;
+  }
+
+  private void submit(FetchTask task) {
     coldPool.submit(() -> {
       task.run();
       return null;
     }).whenComplete((ok, err) -> {
       if (err != null) { // the pool refused it (queue full): the task never ran
-        inFlight.remove(key, f);
-        f.fail(err);
-        f.release();
+        task.abandon(err);
       }
     });
   }
@@ -228,7 +296,7 @@ public final class ColdObjects implements CacheFiller {
   }
 
   private CompletableFuture<FillResult> fetch(BucketProps bucket, String name) throws IOException {
-    Fetch f = join(bucket, name, false);
+    Fetch f = join(bucket, name, false, null);
     if (f == null) {
       return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.ALREADY_CACHED, 0));
     }

@@ -32,6 +32,7 @@ public final class ColdStats {
   private final LongAdder[] fetches = adders();
   private final LongAdder[] bytes = adders();
   private final LongAdder[] coalesced = adders();
+  private final LongAdder[] loopReads = adders();
   private final LongAdder[] checksumErrors = adders();
   private final LongAdder[] failures = adders();
   private final LongAdder[] revalidations = adders();
@@ -57,6 +58,11 @@ public final class ColdStats {
 
   void joined(Provider p) {
     coalesced[p.ordinal()].increment();
+  }
+
+  /** A fetch's first remote read was sent and answered on the asking GET's event loop. */
+  void loopRead(Provider p) {
+    loopReads[p.ordinal()].increment();
   }
 
   void checksumError(Provider p) {
@@ -97,6 +103,11 @@ public final class ColdStats {
   /** Requests that joined a fetch already in flight instead of starting one. */
   public long coalesced(Provider p) {
     return coalesced[p.ordinal()].sum();
+  }
+
+  /** Fetches whose first remote read was sent and answered on the asking GET's event loop. */
+  public long loopReads(Provider p) {
+    return loopReads[p.ordinal()].sum();
   }
 
   /** Fetches whose content did not match the remote's checksum (nothing cached). */

@@ -51,6 +51,13 @@ final class FetchTask implements Runnable {
   private final ColdStats stats;
   private final Runnable onEnd;
   private final String nodeId;
+  private final long t0 = System.nanoTime();
+  private RemoteRead first; // the first answer; then the work file and its space (begin hands them to run)
+  private FileChannel ch;
+  private SpaceReservation space;
+  private ContentVerifier verifier;
+  private Sequencer seq;
+  private long prefix; // bytes of the first answer written on the event loop, before the task ran
 
   FetchTask(String nodeId, Fetch fetch, Backend backend, ObjectStore store, CacheConfig config,
       BoundedExecutor rangePool, ColdStats stats, Runnable onEnd) {
@@ -64,67 +71,132 @@ final class FetchTask implements Runnable {
     this.onEnd = onEnd;
   }
 
+  /**
+   * Takes the fetch's first answer, received on the event loop that sent it ({@link LoopGet}): reserves the space,
+   * creates the work file and lets the waiting clients start, all without leaving the loop, so their response heads
+   * go out at once. Returns false when that failed: the fetch has ended and the task must not run.
+   */
+  boolean open(RemoteRead firstRead) {
+    try {
+      begin(firstRead);
+      writePrefix();
+      return true;
+    } catch (Throwable t) {
+      end(t);
+      return false;
+    }
+  }
+
+  /** Ends a fetch whose task will never run (the pool refused it), with {@code cause}. */
+  void abandon(Throwable cause) {
+    end(cause);
+  }
+
+  /** Opens the first read unless {@link #open} took one, then downloads, verifies and commits the object. */
   @Override
   public void run() {
-    BucketProps bucket = fetch.bucket();
-    Provider provider = bucket.bucket().provider();
-    String name = fetch.location().name();
-    long t0 = System.nanoTime();
-    FileChannel ch = null;
-    SpaceReservation space = null;
     try {
-      RemoteRead first = openFirst(bucket.bucket().name(), name);
-
-      stats.firstByte(provider, System.nanoTime() - t0);
-      RemoteObject object = first.object();
-      long size = object.size();
-      try {
-        space = store.reserve(fetch.location(), size); // 507 when it does not fit; counted while downloading
-        ch = FileChannel.open(fetch.workFile(), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
-      } catch (IOException | RuntimeException e) {
-        first.close();
-        throw e;
+      if (first == null) {
+        begin(openFirst(fetch.bucket().bucket().name(), fetch.location().name()));
       }
-      fetch.opened(ch, object);
-      ContentVerifier verifier = new ContentVerifier(bucket.checksum(), object);
-      Sequencer seq = new Sequencer(ch, size, verifier, fetch, rangePool::execute);
-      try {
-        if (first.length() < size) {
-          parallel(first, object, ch, seq, size);
-        } else {
-          copy(first, object, ch, seq, 0, size);
-        }
-      } finally {
-        first.close();
-      }
-      if (size == 0) {
-        seq.completed(0, 0);
-      }
-      if (!seq.complete()) {
-        throw new IOException("fetch of " + name + " ended before all " + size + " bytes arrived");
-      }
-      seq.awaitHashed();
-      String checksum = verifier.verify();
-      fetch.verifiedContent(size); // clients may have the last byte now; durability is the commit's business
-      ch.force(true);
-      ObjectMeta meta = new ObjectMeta(size, bucket.checksum(), checksum, System.currentTimeMillis(),
-          etagOf(bucket, object), object.contentType(), object.userMeta(), Map.of(), List.of(),
-          new RemoteVersion(object.etag(), object.version(), object.lastModified()));
-      store.commitWorkFile(fetch.location(), fetch.workFile(), meta);
-      stats.fetched(provider, size, System.nanoTime() - t0);
-      fetch.succeed(meta);
+      transfer();
+      end(null);
     } catch (Throwable t) {
-      discardWorkFile();
-      if (t instanceof ChecksumMismatchException) {
-        stats.checksumError(provider);
-        log.error("node={} bucket={} object={}: remote content failed verification, not cached: {}", nodeId,
-            bucket.bucket(), name, t.getMessage());
-      } else if (!(t instanceof BackendException b && b.kind() == BackendException.Kind.NOT_FOUND)) {
-        stats.failed(provider);
-        log.warn("node={} bucket={} object={}: cold GET failed: {}", nodeId, bucket.bucket(), name, t.toString());
+      end(t);
+    }
+  }
+
+  private void begin(RemoteRead firstRead) throws IOException {
+    first = firstRead;
+    stats.firstByte(fetch.bucket().bucket().provider(), System.nanoTime() - t0);
+    long size = first.object().size();
+    space = store.reserve(fetch.location(), size); // 507 when it does not fit; counted while downloading
+    ch = FileChannel.open(fetch.workFile(), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+        StandardOpenOption.WRITE);
+    verifier = new ContentVerifier(fetch.bucket().checksum(), first.object());
+    seq = new Sequencer(ch, size, verifier, fetch, rangePool::execute);
+    fetch.opened(ch, first.object());
+  }
+
+  /**
+   * Writes the body bytes that came with the first answer's head, on the event loop that received them (at most one
+   * buffer, into the page cache), so the waiting clients' first bytes go out from there too.
+   */
+  private void writePrefix() throws IOException {
+    if (!(first instanceof LoopFedRead read)) {
+      return;
+    }
+    ByteBuffer buf = BUFFER.get();
+    buf.clear().limit((int) Math.min(buf.capacity(), first.length()));
+    int n = read.readQueued(buf);
+    if (n <= 0) {
+      return;
+    }
+    buf.flip();
+    for (long pos = 0; buf.hasRemaining(); ) {
+      pos += ch.write(buf, pos);
+    }
+    prefix = n;
+    seq.completed(0, n);
+  }
+
+  private void transfer() throws Exception {
+    BucketProps bucket = fetch.bucket();
+    RemoteObject object = first.object();
+    long size = object.size();
+    if (prefix > 0 && size - prefix > IO_BUFFER) {
+      fetch.awaitFirstBytes(FIRST_BYTES_WAIT_MS); // the loop sent the first bytes: let them reach the clients first
+    }
+    try {
+      if (first.length() < size) {
+        parallel(first, object, ch, seq, size);
+      } else {
+        copy(first, object, ch, seq, prefix, size - prefix);
       }
-      fetch.fail(t);
+    } finally {
+      first.close();
+    }
+    if (size == 0) {
+      seq.completed(0, 0);
+    }
+    if (!seq.complete()) {
+      throw new IOException("fetch of " + fetch.location().name() + " ended before all " + size
+          + " bytes arrived");
+    }
+    seq.awaitHashed();
+    String checksum = verifier.verify();
+    fetch.verifiedContent(size); // clients may have the last byte now; durability is the commit's business
+    ch.force(true);
+    ObjectMeta meta = new ObjectMeta(size, bucket.checksum(), checksum, System.currentTimeMillis(),
+        etagOf(bucket, object), object.contentType(), object.userMeta(), Map.of(), List.of(),
+        new RemoteVersion(object.etag(), object.version(), object.lastModified()));
+    store.commitWorkFile(fetch.location(), fetch.workFile(), meta);
+    stats.fetched(bucket.bucket().provider(), size, System.nanoTime() - t0);
+    fetch.succeed(meta);
+  }
+
+  /** Ends the fetch: committed ({@code failure} null) or failed, with nothing left behind. Once. */
+  private void end(Throwable failure) {
+    BucketProps bucket = fetch.bucket();
+    String name = fetch.location().name();
+    try {
+      if (failure != null) {
+        if (first != null) {
+          closeQuietly(first);
+        }
+        discardWorkFile();
+        Provider provider = bucket.bucket().provider();
+        if (failure instanceof ChecksumMismatchException) {
+          stats.checksumError(provider);
+          log.error("node={} bucket={} object={}: remote content failed verification, not cached: {}", nodeId,
+              bucket.bucket(), name, failure.getMessage());
+        } else if (!(failure instanceof BackendException b && b.kind() == BackendException.Kind.NOT_FOUND)) {
+          stats.failed(provider);
+          log.warn("node={} bucket={} object={}: cold GET failed: {}", nodeId, bucket.bucket(), name,
+              failure.toString());
+        }
+        fetch.fail(failure);
+      }
     } finally {
       if (space != null) {
         space.close();
@@ -142,6 +214,11 @@ final class FetchTask implements Runnable {
     return object.etag() != null ? object.etag() : object.md5();
   }
 
+  /** The length of a fetch's first read (see below); -1: the whole object. */
+  static long firstLength(CacheConfig config) {
+    return config.parallelStreams() < 2 ? -1 : Math.max(config.parallelThreshold(), config.parallelChunk());
+  }
+
   /**
    * The first answer: a ranged read of the object's first {@code max(threshold, chunk)} bytes, which brings an
    * object up to the parallel threshold whole (one request, as a plain GET) and tells a larger one's size. Asking
@@ -150,11 +227,12 @@ final class FetchTask implements Runnable {
    * (S3 answers 416); a server that ignores Range sends the whole object, which is as good.
    */
   private RemoteRead openFirst(String bucket, String name) throws IOException {
-    if (config.parallelStreams() < 2) {
+    long length = firstLength(config);
+    if (length < 0) {
       return backend.read(bucket, name, 0, -1, null);
     }
     try {
-      return backend.read(bucket, name, 0, Math.max(config.parallelThreshold(), config.parallelChunk()), null);
+      return backend.read(bucket, name, 0, length, null);
     } catch (BackendException e) {
       if (e.kind() != BackendException.Kind.INVALID_RANGE) {
         throw e;
@@ -183,8 +261,11 @@ final class FetchTask implements Runnable {
     };
     Exception failure = null;
     try {
-      copy(first, object, ch, seq, 0, first.length(), Math.min(config.parallelChunk(), first.length()),
-          startHelpers);
+      long helpersAt = Math.min(config.parallelChunk(), first.length()) - prefix; // counted from the prefix on
+      if (helpersAt <= 0) {
+        startHelpers.run();
+      }
+      copy(first, object, ch, seq, prefix, first.length() - prefix, helpersAt, helpersAt <= 0 ? null : startHelpers);
       chunks(object, ch, seq, next, size);
     } catch (Exception e) {
       failure = e;

@@ -114,7 +114,7 @@ public final class RemoteGetHandler implements RequestHandler {
       }));
       return;
     }
-    Fetch fetch = cold.join(bucket, req.name(), true);
+    Fetch fetch = cold.join(bucket, req.name(), true, ex.eventLoop());
     if (fetch == null) { // committed a moment ago
       warm.serve(ex, req);
       return;

@@ -61,6 +61,8 @@ public final class TargetMetrics {
         + "remote_get_bytes_total)", cold, ColdStats::bytes);
     perProvider(m, "cold_get_coalesced", "Cold GETs and job fills that joined a fetch already in flight", cold,
         ColdStats::coalesced);
+    perProvider(m, "cold_get_loop_reads", "Fetches whose first remote read was sent and answered on the event loop "
+        + "of the GET that asked (plain-HTTP S3 endpoints), not on the cold pool", cold, ColdStats::loopReads);
     perProvider(m, "cold_get_checksum_errors", "Fetches whose content did not match the remote checksum (AIStore "
         + "err_cksum_count)", cold, ColdStats::checksumErrors);
     perProvider(m, "cold_get_failures", "Cold GET fetches that failed", cold, ColdStats::failures);
