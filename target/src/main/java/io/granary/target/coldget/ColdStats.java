@@ -51,9 +51,10 @@ public final class ColdStats {
   }
 
   void fetched(Provider p, long size, long elapsedNanos) {
-    fetches[p.ordinal()].increment();
-    bytes[p.ordinal()].add(size);
+    // The count last: a scrape that sees the fetch counted (it reads the count first) sees its bytes and time too.
     timings.fetched(p, elapsedNanos);
+    bytes[p.ordinal()].add(size);
+    fetches[p.ordinal()].increment();
   }
 
   void joined(Provider p) {
