@@ -119,6 +119,10 @@ final class LoopGet implements UpstreamListener {
   @Override
   public void onContent(HttpContent content) {
     boolean last = content instanceof LastHttpContent;
+    if (body != null && answered.isCompletedExceptionally()) {
+      content.release(); // given up between the head and the first bytes: nobody will read this body
+      return;
+    }
     if (body != null) {
       body.offer(content.content(), last); // the read owns the buffer now
       if (!answered.isDone()) { // the head and the first bytes: the fetch can write those and let clients start
