@@ -7,6 +7,7 @@ import io.granary.backend.RemoteRead;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.Provider;
 import io.granary.common.error.ChecksumMismatchException;
+import io.granary.common.error.InsufficientStorageException;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.target.CacheConfig;
@@ -40,6 +41,9 @@ final class FetchTask implements Runnable {
   private static final int RESUMES = 3;
   /** How long the fetch holds back after its first piece for the waiting clients' first bytes to go out. */
   private static final long FIRST_BYTES_WAIT_MS = 10;
+  /** How long a fetch that finds its mountpath full waits for eviction to make room before failing with 507. */
+  static final long ROOM_WAIT_MS = 2000;
+  private static final long ROOM_POLL_MS = 20;
   private static final ThreadLocal<ByteBuffer> BUFFER = ThreadLocal.withInitial(
       () -> ByteBuffer.allocateDirect(IO_BUFFER));
 
@@ -74,11 +78,18 @@ final class FetchTask implements Runnable {
   /**
    * Takes the fetch's first answer, received on the event loop that sent it ({@link LoopGet}): reserves the space,
    * creates the work file and lets the waiting clients start, all without leaving the loop, so their response heads
-   * go out at once. Returns false when that failed: the fetch has ended and the task must not run.
+   * go out at once. When the mountpath has no room right now, the cold thread waits for eviction instead
+   * ({@link #run}). Returns false when that failed: the fetch has ended and the task must not run.
    */
   boolean open(RemoteRead firstRead) {
     try {
-      begin(firstRead);
+      answered(firstRead);
+      try {
+        space = store.reserve(fetch.location(), first.object().size());
+      } catch (InsufficientStorageException full) {
+        return true; // the cold thread waits for room (run)
+      }
+      begin();
       writePrefix();
       return true;
     } catch (Throwable t) {
@@ -97,7 +108,11 @@ final class FetchTask implements Runnable {
   public void run() {
     try {
       if (first == null) {
-        begin(openFirst(fetch.bucket().bucket().name(), fetch.location().name()));
+        answered(openFirst(fetch.bucket().bucket().name(), fetch.location().name()));
+      }
+      if (ch == null) {
+        space = reserveWaiting(first.object().size());
+        begin();
       }
       transfer();
       end(null);
@@ -106,11 +121,33 @@ final class FetchTask implements Runnable {
     }
   }
 
-  private void begin(RemoteRead firstRead) throws IOException {
+  private void answered(RemoteRead firstRead) {
     first = firstRead;
     stats.firstByte(fetch.bucket().bucket().provider(), System.nanoTime() - t0);
+  }
+
+  /**
+   * Reserves room for the object, waiting up to {@link #ROOM_WAIT_MS} while the mountpath is full: the refusal
+   * starts an eviction run, which needs a moment to free cached copies, and a cold GET that waits for it serves
+   * the client where an immediate 507 would fail a reader that only meets a cache in churn. Cold thread only.
+   */
+  private SpaceReservation reserveWaiting(long size) throws IOException {
+    long deadline = System.nanoTime() + ROOM_WAIT_MS * 1_000_000;
+    while (true) {
+      try {
+        return store.reserve(fetch.location(), size); // 507 when it does not fit; counted while downloading
+      } catch (InsufficientStorageException full) {
+        if (System.nanoTime() > deadline) {
+          throw full;
+        }
+        sleep(ROOM_POLL_MS);
+      }
+    }
+  }
+
+  /** Creates the work file in the reserved space and lets the waiting clients start. */
+  private void begin() throws IOException {
     long size = first.object().size();
-    space = store.reserve(fetch.location(), size); // 507 when it does not fit; counted while downloading
     ch = FileChannel.open(fetch.workFile(), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
         StandardOpenOption.WRITE);
     verifier = new ContentVerifier(fetch.bucket().checksum(), first.object());
