@@ -106,6 +106,35 @@ class EvictionIT {
     assertThat(cachedBytes("evict-local", "ais")).isEqualTo(1 << 20);
   }
 
+  @Test
+  @Order(3)
+  void coldGet_intoMountpathsFullOfLocalData_is507_afterWaitingForEviction() throws Exception {
+    // Fill both mountpaths with local (never evicted) objects until no 128 KiB PUT fits anywhere, even after the
+    // eviction runs the refusals start have removed every cached copy.
+    byte[] filler = Content.bytes(5, 128 * 1024);
+    int refusedInARow = 0;
+    for (int i = 0; i < 1000 && refusedInARow < 20; i++) {
+      Http.Reply r = put("fill-" + i, filler);
+      if (r.status() == 507) {
+        if (refusedInARow++ == 0) {
+          Thread.sleep(1500); // the first refusal of a streak: give eviction a run before believing it
+        }
+      } else {
+        assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
+        refusedInARow = 0;
+      }
+    }
+    assertThat(refusedInARow).as("PUTs refused in a row").isEqualTo(20);
+    // Nothing cached is left to evict: a cold GET waits for room that never comes, then answers 507.
+    long t0 = System.nanoTime();
+    Http.Reply cold = RemoteBuckets.get(cluster, "aws", REMOTE, "obj-99", null);
+    Duration took = Duration.ofNanos(System.nanoTime() - t0);
+    assertThat(cold.status()).as(cold.bodyText()).isEqualTo(507);
+    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(1900)).isLessThan(Duration.ofSeconds(20));
+    assertThat(Http.get(cluster.endpoint() + "/v1/objects/evict-local/keep").body())
+        .isEqualTo(Content.bytes(1, 1 << 20));
+  }
+
   private static Http.Reply put(String name, byte[] data) throws Exception {
     return Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/objects/evict-local/"
         + name)).PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
