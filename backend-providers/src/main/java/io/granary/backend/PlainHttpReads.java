@@ -11,6 +11,9 @@ import java.util.Map;
  * transient failure falls back to {@link Backend#read}, which does.
  */
 public interface PlainHttpReads {
+  /** How much of a non-2xx answer's body {@link #failure} needs (an S3 error is a few hundred bytes of XML). */
+  int ERROR_BODY_MAX = 8192;
+
   /**
    * The signed GET of {@code length} bytes of {@code key} from {@code offset} ({@code length < 0}: to the end), or
    * null when this backend's GETs cannot be sent over plain HTTP (an https endpoint) or without blocking (credentials
@@ -25,7 +28,10 @@ public interface PlainHttpReads {
    */
   Answer answer(PlainHttpGet get, Map<String, List<String>> headers) throws BackendException;
 
-  /** The failure a non-2xx answer to {@code get} means, from its status and the start of its body (may be empty). */
+  /**
+   * The failure a non-2xx answer to {@code get} means, from its status and the first {@link #ERROR_BODY_MAX} bytes
+   * of its body (may be empty).
+   */
   BackendException failure(PlainHttpGet get, int status, String bodyStart);
 
   /**

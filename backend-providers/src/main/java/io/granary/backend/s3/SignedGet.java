@@ -3,6 +3,7 @@ package io.granary.backend.s3;
 import io.granary.backend.BackendException;
 import io.granary.backend.BackendException.Kind;
 import io.granary.backend.PlainHttpGet;
+import io.granary.backend.PlainHttpReads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -35,8 +36,6 @@ import software.amazon.awssdk.retries.api.BackoffStrategy;
  */
 final class SignedGet {
   private static final AwsV4HttpSigner SIGNER = AwsV4HttpSigner.create();
-  /** An S3 error body is a few hundred bytes of XML; more is not worth reading for its code. */
-  private static final int ERROR_BODY_MAX = 8192;
   private static final Pattern ERROR_CODE = Pattern.compile("<Code>([^<]{1,128})</Code>");
 
   private final SdkHttpClient http;
@@ -146,7 +145,7 @@ final class SignedGet {
   private static BackendException error(String what, SdkHttpResponse head, AbortableInputStream body) {
     String start = "";
     try (InputStream in = body) {
-      start = new String(in.readNBytes(ERROR_BODY_MAX), StandardCharsets.UTF_8);
+      start = new String(in.readNBytes(PlainHttpReads.ERROR_BODY_MAX), StandardCharsets.UTF_8);
       if (in.read() >= 0) {
         body.abort(); // more than an error body: not worth draining
       }

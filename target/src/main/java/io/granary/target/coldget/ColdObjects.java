@@ -20,6 +20,7 @@ import io.netty.channel.EventLoop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -52,7 +53,7 @@ public final class ColdObjects implements CacheFiller {
   private final CacheConfig config;
   private final BoundedExecutor coldPool;
   private final BoundedExecutor rangePool;
-  private final UpstreamPool connections; // null: every fetch opens its first read on the cold pool
+  private final UpstreamPool connections;
   private final BackendAddresses addresses;
   private final Semaphore loopFetches; // fetches whose first read was sent from an event loop and not ended yet
   private final ConcurrentHashMap<String, Fetch> inFlight = new ConcurrentHashMap<>();
@@ -61,12 +62,12 @@ public final class ColdObjects implements CacheFiller {
 
   /**
    * @param connections the target's pool of connections per event loop, on which a cold GET sends its first remote
-   *     read from its own loop when the backend allows ({@link PlainHttpReads}); null to always use the cold pool
+   *     read from its own loop when the backend allows ({@link PlainHttpReads})
    */
   public ColdObjects(String nodeId, ObjectStore store, RemoteBuckets remotes, CacheConfig config,
       UpstreamPool connections) {
     this.nodeId = nodeId;
-    this.connections = connections;
+    this.connections = Objects.requireNonNull(connections, "connections");
     this.store = store;
     this.remotes = remotes;
     this.config = config;
@@ -170,7 +171,7 @@ public final class ColdObjects implements CacheFiller {
         loopFetches.release();
       }
     });
-    if (connections != null && loop != null && backend instanceof PlainHttpReads plain && loopFetches.tryAcquire()) {
+    if (loop != null && backend instanceof PlainHttpReads plain && loopFetches.tryAcquire()) {
       loopPermit.set(true);
       if (startOnLoop(f, task, plain, loop)) {
         return;

@@ -28,14 +28,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Sends one {@link PlainHttpGet} on a pooled connection of the caller's event loop and completes, on that loop, with
- * a {@link LoopFedRead} once a 2xx head and the first body bytes (or the end of an empty body) arrived. A non-2xx answer completes with the backend's verdict on it
- * (a {@link BackendException}); a failure before any answer (no connection, reset, silence for the read timeout)
- * with a {@link NoAnswer}, after which the caller may try again its blocking way, which retries.
+ * a {@link LoopFedRead} once a 2xx head and the first body bytes (or the end of an empty body) arrived. A non-2xx
+ * answer completes with the backend's verdict on it (a {@link BackendException}); a failure before any answer (no
+ * connection, reset, silence for the read timeout) with a {@link NoAnswer}, after which the caller may try again its
+ * blocking way, which retries.
  */
 final class LoopGet implements UpstreamListener {
-  /** An S3 error body is a few hundred bytes of XML; more is not worth reading for its code. */
-  private static final int ERROR_BODY_MAX = 8192;
-
   /** No answer came: nothing is known about the object, and a retry may well succeed. */
   static final class NoAnswer extends IOException {
     NoAnswer(String message, Throwable cause) {
@@ -135,11 +133,11 @@ final class LoopGet implements UpstreamListener {
       if (errorBody == null) {
         return; // no head yet, or the exchange was given up: the connection is closing
       }
-      if (errorBody.length() < ERROR_BODY_MAX) {
+      if (errorBody.length() < PlainHttpReads.ERROR_BODY_MAX) {
         String text = content.content().toString(StandardCharsets.UTF_8);
-        errorBody.append(text, 0, Math.min(text.length(), ERROR_BODY_MAX - errorBody.length()));
+        errorBody.append(text, 0, Math.min(text.length(), PlainHttpReads.ERROR_BODY_MAX - errorBody.length()));
       }
-      if (last || errorBody.length() >= ERROR_BODY_MAX) {
+      if (last || errorBody.length() >= PlainHttpReads.ERROR_BODY_MAX) {
         finish(backend.failure(get, errorStatus, errorBody.toString()));
         errorBody = null;
         pool.release(channel, last); // an error body longer than that is not worth draining
