@@ -89,7 +89,8 @@ public final class BucketCommand {
     @Option(names = "--sync", description = "Drop cached objects deleted remotely (they answer 404).")
     boolean sync;
 
-    @Option(names = "--checksum", description = "Checksum of stored objects: xxhash64 (default), md5, crc32c, sha256.")
+    @Option(names = "--checksum",
+        description = "Checksum of stored objects: xxhash64 (default), md5, crc32c, sha256, crc32, sha1, crc64nvme.")
     String checksum;
 
     @Override

@@ -20,7 +20,9 @@ public enum ChecksumType {
   /** CRC-32 (ISO-HDLC); 8 hex digits. What S3 clients send as x-amz-checksum-crc32. */
   CRC32("crc32"),
   /** SHA-1; 40 hex digits. What S3 clients send as x-amz-checksum-sha1. */
-  SHA1("sha1");
+  SHA1("sha1"),
+  /** CRC-64/NVME; 16 hex digits. What S3 computes for objects uploaded without a checksum. */
+  CRC64NVME("crc64nvme");
 
   private final String wireName;
 
@@ -45,6 +47,7 @@ public enum ChecksumType {
         return t;
       }
     }
-    throw new IllegalArgumentException("unknown checksum type '" + s + "': expected xxhash64, md5, crc32c or sha256");
+    throw new IllegalArgumentException(
+        "unknown checksum type '" + s + "': expected xxhash64, md5, crc32c, sha256, crc32, sha1 or crc64nvme");
   }
 }

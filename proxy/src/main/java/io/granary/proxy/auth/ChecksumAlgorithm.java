@@ -1,5 +1,6 @@
 package io.granary.proxy.auth;
 
+import io.granary.common.checksum.Crc64Nvme;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,6 +1,7 @@
 package io.granary.target.checksum;
 
 import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.checksum.Crc64Nvme;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
@@ -28,6 +29,7 @@ public interface ContentHasher {
       case CRC32C -> new CrcHasher(ChecksumType.CRC32C, new CRC32C());
       case CRC32 -> new CrcHasher(ChecksumType.CRC32, new CRC32());
       case SHA1 -> new DigestHasher(ChecksumType.SHA1, "SHA-1");
+      case CRC64NVME -> new CrcHasher(ChecksumType.CRC64NVME, new Crc64Nvme());
     };
   }
 }

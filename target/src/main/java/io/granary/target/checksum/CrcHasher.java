@@ -5,16 +5,19 @@ import java.nio.ByteBuffer;
 import java.util.zip.Checksum;
 
 /**
- * A 32-bit CRC from the JDK: CRC-32 (ISO-HDLC, as zip and S3's x-amz-checksum-crc32) or CRC-32C
- * (hardware-accelerated). Both read direct buffers in place.
+ * A CRC: CRC-32 (ISO-HDLC, as zip and S3's x-amz-checksum-crc32) or CRC-32C (hardware-accelerated) from the JDK,
+ * or CRC-64/NVME. All read direct buffers in place; the hex is as wide as the CRC (8 or 16 digits).
  */
 final class CrcHasher implements ContentHasher {
   private final ChecksumType type;
   private final Checksum crc;
 
+  private final int hexDigits;
+
   CrcHasher(ChecksumType type, Checksum crc) {
     this.type = type;
     this.crc = crc;
+    this.hexDigits = type == ChecksumType.CRC64NVME ? 16 : 8;
   }
 
   @Override
@@ -30,6 +33,6 @@ final class CrcHasher implements ContentHasher {
   @Override
   public String hex() {
     String s = Long.toHexString(crc.getValue());
-    return "0".repeat(8 - s.length()) + s;
+    return "0".repeat(hexDigits - s.length()) + s;
   }
 }

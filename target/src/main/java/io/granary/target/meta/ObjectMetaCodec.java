@@ -179,6 +179,7 @@ public final class ObjectMetaCodec {
       case SHA256 -> 4;
       case CRC32 -> 5;
       case SHA1 -> 6;
+      case CRC64NVME -> 7;
     };
   }
 
@@ -190,6 +191,7 @@ public final class ObjectMetaCodec {
       case 4 -> ChecksumType.SHA256;
       case 5 -> ChecksumType.CRC32;
       case 6 -> ChecksumType.SHA1;
+      case 7 -> ChecksumType.CRC64NVME;
       default -> throw new IOException("unknown checksum type code " + code);
     };
   }

@@ -139,6 +139,9 @@ class ContentHasherTest {
         .isEqualTo("a9993e364706816aba3e25717850c26c9cd0d89d");
     // RFC 3720 test vector: 32 bytes of zeros.
     assertThat(hash(ContentHasher.of(ChecksumType.CRC32C), new byte[32], Feed.WHOLE_HEAP, null)).isEqualTo("8a9136aa");
+    // CRC-64/NVME's catalogue check value, zero-padded to 16 digits like every 64-bit CRC.
+    assertThat(hash(ContentHasher.of(ChecksumType.CRC64NVME), "123456789".getBytes(), Feed.WHOLE_HEAP, null))
+        .isEqualTo("ae8b14860a799888");
   }
 
   // ---------------------------------------------------------------- common contract
@@ -149,7 +152,7 @@ class ContentHasherTest {
     ContentHasher h = ContentHasher.of(type);
     assertThat(h.type()).isEqualTo(type);
     int width = switch (type) {
-      case XXHASH64 -> 16;
+      case XXHASH64, CRC64NVME -> 16;
       case MD5 -> 32;
       case CRC32C, CRC32 -> 8;
       case SHA256 -> 64;
