@@ -14,6 +14,19 @@ public interface Backend extends AutoCloseable {
   RemoteObject head(String bucket, String key) throws BackendException;
 
   /**
+   * The checksum of the whole content of {@code key} that the remote keeps beyond {@link RemoteObject#md5()} and
+   * {@link RemoteObject#crc32c()}, or null when it keeps none a reader can verify (none stored, a composite one of
+   * a multipart upload, or a store that has no such thing). S3 answers it to a HEAD in checksum mode; GCS reports its
+   * checksums with every object, so it has nothing to add here.
+   *
+   * @param expected the version being read: {@link BackendException.Kind#CHANGED} when the remote object is no
+   *     longer it
+   */
+  default RemoteChecksum fullChecksum(String bucket, String key, RemoteObject expected) throws BackendException {
+    return null;
+  }
+
+  /**
    * Opens {@code length} bytes of {@code key} from {@code offset} ({@code length < 0}: to the end) for streaming.
    * The returned channel reads into any {@link java.nio.ByteBuffer}, direct ones included, and never reports a
    * clean end of stream before the promised length: a short body throws {@link BackendException.Kind#TRUNCATED}.

@@ -15,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,6 +25,9 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.ChecksumType;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -203,6 +207,9 @@ class MetricsIT {
     // S3Proxy is a plain-HTTP endpoint: the GET's first remote read went out from the target's event loop.
     assertThat(sum(afterCold, "granary_cold_get_loop_reads_total", "provider=aws")
         - sum(before, "granary_cold_get_loop_reads_total", "provider=aws")).isEqualTo(1);
+    assertThat(sum(afterCold, "granary_cold_get_unverified_total", "provider=aws"))
+        .as("a single-part object's ETag is its MD5").isEqualTo(sum(before, "granary_cold_get_unverified_total",
+            "provider=aws"));
 
     Http.Reply warm = getRemote("cold/one.bin");
     assertThat(warm.body()).isEqualTo(data);
@@ -213,6 +220,33 @@ class MetricsIT {
         .isEqualTo(sum(afterCold, "granary_cache_misses_total", "provider=aws"));
     assertThat(sum(afterWarm, "granary_cold_get_fetches_total", "provider=aws"))
         .isEqualTo(sum(afterCold, "granary_cold_get_fetches_total", "provider=aws"));
+  }
+
+  @Test
+  void remoteGet_ofAMultipartUploadWithoutAWholeObjectChecksum_isCountedUnverified() throws Exception {
+    String key = "cold/multipart.bin";
+    byte[] part = Content.bytes(8, 5 * 1024 * 1024);
+    String id = backend.createMultipartUpload(b -> b.bucket(REMOTE).key(key)).uploadId();
+    String e1 = backend.uploadPart(b -> b.bucket(REMOTE).key(key).uploadId(id).partNumber(1),
+        RequestBody.fromBytes(part)).eTag();
+    String e2 = backend.uploadPart(b -> b.bucket(REMOTE).key(key).uploadId(id).partNumber(2),
+        RequestBody.fromBytes(part)).eTag();
+    backend.completeMultipartUpload(b -> b.bucket(REMOTE).key(key).uploadId(id)
+        .multipartUpload(u -> u.parts(p -> p.partNumber(1).eTag(e1), p -> p.partNumber(2).eTag(e2))));
+    HeadObjectResponse head = backend.headObject(b -> b.bucket(REMOTE).key(key).checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.eTag()).contains("-");
+    assertThat(head.checksumType()).as("no whole-object checksum").isNotEqualTo(ChecksumType.FULL_OBJECT);
+    String before = scrapeTargets();
+
+    Http.Reply cold = getRemote(key);
+    assertThat(cold.status()).isEqualTo(200);
+    byte[] whole = Arrays.copyOf(part, 2 * part.length);
+    System.arraycopy(part, 0, whole, part.length, part.length);
+    assertThat(Http.sha256(cold.body())).isEqualTo(Http.sha256(whole));
+    double fetchesBefore = sum(before, "granary_cold_get_fetches_total", "provider=aws");
+    String after = awaitTargets(t -> sum(t, "granary_cold_get_fetches_total", "provider=aws") > fetchesBefore);
+    assertThat(sum(after, "granary_cold_get_unverified_total", "provider=aws")
+        - sum(before, "granary_cold_get_unverified_total", "provider=aws")).isEqualTo(1);
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.granary.backend.BackendException.Kind;
 import io.granary.backend.PlainHttpGet;
 import io.granary.backend.PlainHttpReads;
 import io.granary.backend.PutAttributes;
+import io.granary.backend.RemoteChecksum;
 import io.granary.backend.RemoteObject;
 import io.granary.backend.RemotePage;
 import io.granary.backend.RemoteRead;
@@ -25,6 +26,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -42,7 +44,8 @@ import software.amazon.awssdk.utils.http.SdkHttpUtils;
  *
  * <p>Fills {@link RemoteObject}: key, size, etag, version (VersionId when versioned), lastModified, md5 (only for
  * single-part ETags), contentType and userMeta (head/read/put), never crc32c. Listing entries carry key, size,
- * etag, md5 and lastModified.
+ * etag, md5 and lastModified. {@link #fullChecksum} asks (a HEAD in checksum mode) for the whole-object checksum S3
+ * keeps, which S3 sends for whole-object reads only, never for the ranged ones the cold path makes.
  */
 public final class S3Backend implements Backend, PlainHttpReads {
   /** Files above this go up as multipart uploads. */
@@ -85,8 +88,19 @@ public final class S3Backend implements Backend, PlainHttpReads {
   public RemoteObject head(String bucket, String key) throws BackendException {
     try {
       HeadObjectResponse r = s3.headObject(b -> b.bucket(bucket).key(key));
-      return S3Objects.of(key, r.contentLength() == null ? 0 : r.contentLength(), r.eTag(), r.versionId(), r.lastModified(), r.contentType(),
-          r.metadata());
+      return S3Objects.of(key, r.contentLength() == null ? 0 : r.contentLength(), r.eTag(), r.versionId(),
+          r.lastModified(), r.contentType(), r.metadata());
+    } catch (SdkException e) {
+      throw S3Errors.map("HEAD", bucket, key, e);
+    }
+  }
+
+  @Override
+  public RemoteChecksum fullChecksum(String bucket, String key, RemoteObject expected) throws BackendException {
+    String ifMatch = expected != null && expected.etag() != null ? "\"" + expected.etag() + "\"" : null;
+    try {
+      return S3FullChecksums.of(s3.headObject(b -> b.bucket(bucket).key(key).ifMatch(ifMatch)
+          .checksumMode(ChecksumMode.ENABLED)));
     } catch (SdkException e) {
       throw S3Errors.map("HEAD", bucket, key, e);
     }

@@ -14,10 +14,12 @@ import io.granary.backend.BackendConfig;
 import io.granary.backend.BackendException;
 import io.granary.backend.Backends;
 import io.granary.backend.PutAttributes;
+import io.granary.backend.RemoteChecksum;
 import io.granary.backend.RemoteObject;
 import io.granary.backend.RemotePage;
 import io.granary.backend.RemoteRead;
 import io.granary.backend.TestData;
+import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.clustermap.bucket.Provider;
 import io.granary.testkit.FaultProxy;
 import io.granary.testkit.FaultProxy.Fault;
@@ -30,9 +32,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -213,6 +219,41 @@ class S3BackendIT {
     try (RemoteRead r = direct.read(BUCKET, "changing", 1000, 1000, v2)) {
       assertThat(TestData.readAll(r, true)).hasSize(1000);
     }
+  }
+
+  @Test
+  void fullChecksum_isTheWholeObjectChecksumS3Keeps_orNothing() throws Exception {
+    byte[] content = TestData.bytes(300_000, 40);
+    CRC32C crc = new CRC32C();
+    crc.update(content);
+    byte[] raw = ByteBuffer.allocate(4).putInt((int) crc.getValue()).array();
+    admin.putObject(b -> b.bucket(BUCKET).key("sum/crc32c").checksumCRC32C(Base64.getEncoder().encodeToString(raw)),
+        RequestBody.fromBytes(content));
+    RemoteObject v1 = direct.head(BUCKET, "sum/crc32c");
+    assertThat(direct.fullChecksum(BUCKET, "sum/crc32c", v1))
+        .isEqualTo(new RemoteChecksum(ChecksumType.CRC32C, HexFormat.of().formatHex(raw)));
+
+    admin.putObject(b -> b.bucket(BUCKET).key("sum/none"), RequestBody.fromBytes(content)); // no checksum sent
+    assertThat(direct.fullChecksum(BUCKET, "sum/none", null)).isNull();
+
+    // A composite checksum (of the parts' checksums) is no checksum of the content: nothing to report.
+    String id = admin.createMultipartUpload(b -> b.bucket(BUCKET).key("sum/composite")
+        .checksumAlgorithm(software.amazon.awssdk.services.s3.model.ChecksumAlgorithm.CRC32)
+        .checksumType(software.amazon.awssdk.services.s3.model.ChecksumType.COMPOSITE)).uploadId();
+    CRC32 part = new CRC32();
+    part.update(content);
+    String partCrc = Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt((int) part.getValue()).array());
+    String etag = admin.uploadPart(b -> b.bucket(BUCKET).key("sum/composite").uploadId(id).partNumber(1)
+        .checksumCRC32(partCrc), RequestBody.fromBytes(content)).eTag();
+    admin.completeMultipartUpload(b -> b.bucket(BUCKET).key("sum/composite").uploadId(id)
+        .checksumType(software.amazon.awssdk.services.s3.model.ChecksumType.COMPOSITE)
+        .multipartUpload(u -> u.parts(x -> x.partNumber(1).eTag(etag).checksumCRC32(partCrc))));
+    assertThat(direct.head(BUCKET, "sum/composite").md5()).as("a multipart ETag is no MD5").isNull();
+    assertThat(direct.fullChecksum(BUCKET, "sum/composite", null)).isNull();
+
+    // Pinned to the version being read, like every ranged read of a fetch.
+    admin.putObject(b -> b.bucket(BUCKET).key("sum/crc32c"), RequestBody.fromBytes(TestData.bytes(10, 41)));
+    assertKind(() -> direct.fullChecksum(BUCKET, "sum/crc32c", v1), CHANGED);
   }
 
   @Test

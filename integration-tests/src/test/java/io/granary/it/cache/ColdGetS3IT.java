@@ -14,16 +14,19 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
+import java.util.zip.CRC32;
 import org.assertj.core.api.Assertions;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -35,7 +38,13 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.ChecksumType;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 /**
  * A cluster caching an S3 bucket of a real S3 server (S3Proxy in its own JVM), reached through a fault-injecting
@@ -79,6 +88,35 @@ class ColdGetS3IT {
   private static byte[] seed(String key, int size, long seed) {
     byte[] data = Content.bytes(seed, size);
     backend.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(data));
+    return data;
+  }
+
+  /**
+   * Uploads {@code key} in 5 MiB parts with a whole-object CRC32, as current SDKs can (x-amz-checksum-type). Each
+   * part's CRC32 goes as a header: S3Proxy keeps no checksum that arrives as an aws-chunked trailer.
+   */
+  private static byte[] seedMultipart(String key, int size, long seed) {
+    byte[] data = Content.bytes(seed, size);
+    String id = backend.createMultipartUpload(b -> b.bucket(BUCKET).key(key)
+        .checksumAlgorithm(ChecksumAlgorithm.CRC32).checksumType(ChecksumType.FULL_OBJECT)).uploadId();
+    List<CompletedPart> parts = new ArrayList<>();
+    int partSize = 5 * 1024 * 1024;
+    for (int n = 1, off = 0; off < size; n++, off += partSize) {
+      int number = n;
+      byte[] part = Arrays.copyOfRange(data, off, Math.min(size, off + partSize));
+      CRC32 crc = new CRC32();
+      crc.update(part);
+      String crc32 = Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+      UploadPartResponse up = backend.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(id).partNumber(number)
+          .checksumCRC32(crc32), RequestBody.fromBytes(part));
+      parts.add(CompletedPart.builder().partNumber(number).eTag(up.eTag()).checksumCRC32(up.checksumCRC32()).build());
+    }
+    backend.completeMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(id).checksumType(ChecksumType.FULL_OBJECT)
+        .multipartUpload(u -> u.parts(parts)));
+    HeadObjectResponse head = backend.headObject(b -> b.bucket(BUCKET).key(key).checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.eTag()).as("a multipart ETag").contains("-");
+    assertThat(head.checksumCRC32()).as("the whole-object CRC32 S3Proxy keeps").isNotNull();
+    assertThat(head.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
     return data;
   }
 
@@ -178,22 +216,43 @@ class ColdGetS3IT {
 
   @Test
   void corruptedBackendBytes_areNotCached_andTheClientSeesAnError() throws Exception {
-    byte[] data = seed("bad/corrupt.bin", 1_000_000, 4);
-    faults.inject(getOf("bad/corrupt.bin"), new FaultProxy.Fault.Corrupt(500_000), 1);
+    assertCorruptionIsCaught("bad/corrupt.bin", seed("bad/corrupt.bin", 1_000_000, 4));
+  }
+
+  @Test
+  void multipartObject_isVerifiedWithTheRemotesWholeObjectChecksum_andACorruptedOneIsNotCached() throws Exception {
+    // A multipart upload's ETag is no MD5: only the whole-object CRC the remote keeps can vouch for the content.
+    byte[] data = seedMultipart("mpu/crc.bin", 11 * 1024 * 1024 + 777, 50);
+    Http.Reply r = RemoteBuckets.get(cluster, "aws", BUCKET, "mpu/crc.bin", null);
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(Http.sha256(r.body())).isEqualTo(Http.sha256(data));
+    assertThat(awaitCached("mpu/crc.bin")).contains("mpu/crc.bin");
+    assertThat(faults.count(q -> q.method().equals("HEAD")
+        && q.pathAndQuery().startsWith("/" + BUCKET + "/mpu/crc.bin"))).as("one HEAD asks for the checksum").isEqualTo(1);
+
+    assertCorruptionIsCaught("mpu/corrupt.bin", seedMultipart("mpu/corrupt.bin", 11 * 1024 * 1024 + 777, 51));
+  }
+
+  /**
+   * A cold GET of {@code key} whose backend bytes arrive corrupted fails (cut short before its last byte, or 5xx)
+   * and caches nothing; the next GET fetches it again and gets {@code data}.
+   */
+  private static void assertCorruptionIsCaught(String key, byte[] data) throws Exception {
+    faults.inject(getOf(key), new FaultProxy.Fault.Corrupt(500_000), 1);
     Throwable failure = null;
     Http.Reply r = null;
     try {
-      r = RemoteBuckets.get(cluster, "aws", BUCKET, "bad/corrupt.bin", null);
+      r = RemoteBuckets.get(cluster, "aws", BUCKET, key, null);
     } catch (IOException e) {
       failure = e; // the body was cut short
     }
     if (failure == null) {
       assertThat(r.status()).isGreaterThanOrEqualTo(500);
     }
-    assertThat(cachedNames()).doesNotContain("bad/corrupt.bin");
-    Http.Reply again = RemoteBuckets.get(cluster, "aws", BUCKET, "bad/corrupt.bin", null);
+    assertThat(cachedNames()).doesNotContain(key);
+    Http.Reply again = RemoteBuckets.get(cluster, "aws", BUCKET, key, null);
     assertThat(again.status()).isEqualTo(200);
-    assertThat(again.body()).isEqualTo(data);
+    assertThat(Http.sha256(again.body())).isEqualTo(Http.sha256(data));
   }
 
   @Test

@@ -34,6 +34,7 @@ public final class ColdStats {
   private final LongAdder[] coalesced = adders();
   private final LongAdder[] loopReads = adders();
   private final LongAdder[] checksumErrors = adders();
+  private final LongAdder[] unverified = adders();
   private final LongAdder[] failures = adders();
   private final LongAdder[] revalidations = adders();
   private final LongAdder[] versionChanges = adders();
@@ -68,6 +69,11 @@ public final class ColdStats {
 
   void checksumError(Provider p) {
     checksumErrors[p.ordinal()].increment();
+  }
+
+  /** A fetch committed content the remote offered no checksum to compare with (nothing vouched for it). */
+  void committedUnverified(Provider p) {
+    unverified[p.ordinal()].increment();
   }
 
   void failed(Provider p) {
@@ -114,6 +120,11 @@ public final class ColdStats {
   /** Fetches whose content did not match the remote's checksum (nothing cached). */
   public long checksumErrors(Provider p) {
     return checksumErrors[p.ordinal()].sum();
+  }
+
+  /** Objects fetched and committed with nothing from the remote to verify them against. */
+  public long unverified(Provider p) {
+    return unverified[p.ordinal()].sum();
   }
 
   public long failures(Provider p) {

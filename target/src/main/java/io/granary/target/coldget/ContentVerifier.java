@@ -1,5 +1,6 @@
 package io.granary.target.coldget;
 
+import io.granary.backend.RemoteChecksum;
 import io.granary.backend.RemoteObject;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.ChecksumMismatchException;
@@ -10,17 +11,29 @@ import java.util.List;
 
 /**
  * Hashes a cold object's bytes in order: the bucket's checksum (stored like any object's) plus one the remote vouches
- * for (GCS CRC32C, else MD5 from a single-part S3 ETag or GCS md5Hash), which {@link #verify} then compares. When
- * the bucket's checksum is that one, each byte is hashed once.
+ * for (GCS CRC32C, else MD5 from a single-part S3 ETag or GCS md5Hash, else the whole-content checksum S3 keeps
+ * for a multipart upload, whose ETag is no MD5), which {@link #verify} then compares. When the bucket's checksum is
+ * that one, each byte is hashed once. With none of them, the content is stored unverified.
  */
 final class ContentVerifier {
   private final ContentHasher bucketHasher;
   private final ContentHasher md5;
   private final ContentHasher crc32c;
+  private final RemoteChecksum full;
+  private final ContentHasher fullHasher;
   private final List<ContentHasher> all = new ArrayList<>(3);
   private final RemoteObject object;
 
+  /** As below, for an object whose remote offers no checksum beyond what {@code object} carries. */
   ContentVerifier(ChecksumType bucketType, RemoteObject object) {
+    this(bucketType, object, null);
+  }
+
+  /**
+   * @param full the whole-content checksum the remote keeps ({@code Backend.fullChecksum}), or null; used only when
+   *     {@code object} carries neither MD5 nor CRC32C
+   */
+  ContentVerifier(ChecksumType bucketType, RemoteObject object, RemoteChecksum full) {
     this.object = object;
     this.bucketHasher = ContentHasher.of(bucketType);
     all.add(bucketHasher);
@@ -29,6 +42,13 @@ final class ContentVerifier {
         : bucketType == ChecksumType.CRC32C ? bucketHasher : add(ChecksumType.CRC32C);
     this.md5 = object.md5() == null || (crc32c != null && bucketType != ChecksumType.MD5) ? null
         : bucketType == ChecksumType.MD5 ? bucketHasher : add(ChecksumType.MD5);
+    this.full = md5 != null || crc32c != null ? null : full;
+    this.fullHasher = this.full == null ? null : bucketType == this.full.type() ? bucketHasher : add(this.full.type());
+  }
+
+  /** Whether {@link #verify} compares the content with anything the remote vouches for. */
+  boolean vouched() {
+    return md5 != null || crc32c != null || full != null;
   }
 
   private ContentHasher add(ChecksumType t) {
@@ -61,6 +81,12 @@ final class ContentVerifier {
       String actual = crc32c == bucketHasher ? bucketHex : crc32c.hex();
       if (!actual.equalsIgnoreCase(object.crc32c())) {
         throw new ChecksumMismatchException("crc32c", object.crc32c(), actual);
+      }
+    }
+    if (full != null) {
+      String actual = fullHasher == bucketHasher ? bucketHex : fullHasher.hex();
+      if (!actual.equals(full.hex())) {
+        throw new ChecksumMismatchException(full.type().wireName(), full.hex(), actual);
       }
     }
     return bucketHex;

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * Downloads one object into its fetch's work file, verifies it and commits it. Runs on the cold pool. Objects
  * larger than {@link CacheConfig#parallelThreshold()} are read as parallel ranges (the first answer, a ranged GET
  * of the threshold's bytes, supplies the front of the object and its size); a read cut short or stalled resumes
- * where it stopped, pinned to the same remote version, a few times before the fetch fails.
+ * where it stopped, pinned to the same remote version, a few times before the fetch fails. When the first answer
+ * carries nothing to verify the content against (an S3 multipart upload's ETag is no MD5), the remote is asked for
+ * the whole-content checksum it keeps while the bytes stream in; hashing starts once it answers.
  */
 final class FetchTask implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(FetchTask.class);
@@ -59,8 +61,8 @@ final class FetchTask implements Runnable {
   private RemoteRead first; // the first answer; then the work file and its space (begin hands them to run)
   private FileChannel ch;
   private SpaceReservation space;
-  private ContentVerifier verifier;
   private Sequencer seq;
+  private ChecksumLookup checksumLookup; // when the first answer had nothing to verify against (see above)
   private long prefix; // bytes of the first answer written on the event loop, before the task ran
 
   FetchTask(String nodeId, Fetch fetch, Backend backend, ObjectStore store, CacheConfig config,
@@ -114,6 +116,9 @@ final class FetchTask implements Runnable {
         space = reserveWaiting(first.object().size());
         begin();
       }
+      if (seq.verifier() == null) {
+        lookUpChecksum();
+      }
       transfer();
       end(null);
     } catch (Throwable t) {
@@ -150,9 +155,19 @@ final class FetchTask implements Runnable {
     long size = first.object().size();
     ch = FileChannel.open(fetch.workFile(), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
         StandardOpenOption.WRITE);
-    verifier = new ContentVerifier(fetch.bucket().checksum(), first.object());
-    seq = new Sequencer(ch, size, verifier, fetch, rangePool::execute);
-    fetch.opened(ch, first.object());
+    seq = new Sequencer(ch, size, fetch, rangePool::execute);
+    RemoteObject object = first.object();
+    if (object.md5() != null || object.crc32c() != null || size == 0) {
+      seq.hashWith(new ContentVerifier(fetch.bucket().checksum(), object));
+    }
+    fetch.opened(ch, object);
+  }
+
+  /** Asks the remote for the whole-object checksum it keeps; hashing starts once it answers. Cold thread only. */
+  private void lookUpChecksum() {
+    RemoteObject object = first.object();
+    checksumLookup = ChecksumLookup.start(rangePool, backend, fetch.bucket().bucket().name(), fetch.location().name(),
+        object, full -> seq.hashWith(new ContentVerifier(fetch.bucket().checksum(), object, full)));
   }
 
   /**
@@ -200,7 +215,11 @@ final class FetchTask implements Runnable {
       throw new IOException("fetch of " + fetch.location().name() + " ended before all " + size
           + " bytes arrived");
     }
+    if (checksumLookup != null) {
+      checksumLookup.awaitUnchanged();
+    }
     seq.awaitHashed();
+    ContentVerifier verifier = seq.verifier();
     String checksum = verifier.verify();
     fetch.verifiedContent(size); // clients may have the last byte now; durability is the commit's business
     ch.force(true);
@@ -208,6 +227,9 @@ final class FetchTask implements Runnable {
         etagOf(bucket, object), object.contentType(), object.userMeta(), Map.of(), List.of(),
         new RemoteVersion(object.etag(), object.version(), object.lastModified()));
     store.commitWorkFile(fetch.location(), fetch.workFile(), meta);
+    if (!verifier.vouched()) {
+      stats.committedUnverified(bucket.bucket().provider());
+    }
     stats.fetched(bucket.bucket().provider(), size, System.nanoTime() - t0);
     fetch.succeed(meta);
   }

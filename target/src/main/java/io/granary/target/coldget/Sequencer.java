@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Turns pieces written to a work file in any order (parallel ranged reads) into an in-order stream: it tracks which
  * ranges are on disk and lets clients have the contiguous prefix at once (all but the last byte, which waits for
  * verification), while the bytes are hashed in order on another thread, read back from the page cache, so that
- * neither clients nor the remote reads wait for the hashing.
+ * neither clients nor the remote reads wait for the hashing. Hashing starts once the fetch knows what to verify
+ * against ({@link #hashWith}); the bytes written before then wait for it on disk.
  */
 final class Sequencer {
   private static final int HASH_BUFFER = 256 << 10;
@@ -22,7 +23,7 @@ final class Sequencer {
 
   private final FileChannel file;
   private final long size;
-  private final ContentVerifier verifier;
+  private volatile ContentVerifier verifier;
   private final Fetch fetch;
   private final Executor hashing;
   private final TreeMap<Long, Long> pending = new TreeMap<>(); // start -> end of ranges beyond the prefix
@@ -31,12 +32,28 @@ final class Sequencer {
   private volatile long hashed; // written by the one scheduled hash loop only
   private volatile IOException hashFailure;
 
-  Sequencer(FileChannel file, long size, ContentVerifier verifier, Fetch fetch, Executor hashing) {
+  Sequencer(FileChannel file, long size, Fetch fetch, Executor hashing) {
     this.file = file;
     this.size = size;
-    this.verifier = verifier;
     this.fetch = fetch;
     this.hashing = hashing;
+  }
+
+  /** Starts hashing, from the first byte, into {@code verifier} (once). */
+  void hashWith(ContentVerifier verifier) {
+    this.verifier = verifier;
+    scheduleHashing();
+  }
+
+  /** The verifier hashing feeds, or null before {@link #hashWith}. */
+  ContentVerifier verifier() {
+    return verifier;
+  }
+
+  private void scheduleHashing() {
+    if (verifier != null && contiguous > hashed && hashScheduled.compareAndSet(false, true)) {
+      hashing.execute(this::hashLoop);
+    }
   }
 
   /** Records that {@code [offset, offset + length)} is on disk; publishes and schedules hashing of what grew. */
@@ -58,9 +75,7 @@ final class Sequencer {
     }
     // The last byte waits for verification: no client gets a corrupt object whole.
     fetch.advance(Math.min(now, size - 1));
-    if (hashScheduled.compareAndSet(false, true)) {
-      hashing.execute(this::hashLoop);
-    }
+    scheduleHashing();
   }
 
   /** Whether every byte is on disk. */
@@ -68,7 +83,7 @@ final class Sequencer {
     return contiguous == size;
   }
 
-  /** Waits until every byte on disk has been hashed (call once all pieces are written). */
+  /** Waits until every byte on disk has been hashed (call once all pieces are written and hashing started). */
   void awaitHashed() throws IOException {
     synchronized (this) {
       while (hashed < contiguous && hashFailure == null) {

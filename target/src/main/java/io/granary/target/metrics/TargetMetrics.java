@@ -65,6 +65,8 @@ public final class TargetMetrics {
         + "of the GET that asked (plain-HTTP S3 endpoints), not on the cold pool", cold, ColdStats::loopReads);
     perProvider(m, "cold_get_checksum_errors", "Fetches whose content did not match the remote checksum (AIStore "
         + "err_cksum_count)", cold, ColdStats::checksumErrors);
+    perProvider(m, "cold_get_unverified", "Fetches committed with no remote checksum to verify them against (an S3 "
+        + "multipart upload without a whole-object checksum)", cold, ColdStats::unverified);
     perProvider(m, "cold_get_failures", "Cold GET fetches that failed", cold, ColdStats::failures);
     perProvider(m, "cold_get_revalidations", "Cached copies checked against the remote backend", cold,
         ColdStats::revalidations);

@@ -3,6 +3,7 @@ package io.granary.target.coldget;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.granary.backend.RemoteChecksum;
 import io.granary.backend.RemoteObject;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.ChecksumMismatchException;
@@ -103,6 +104,35 @@ class SequencerTest {
   }
 
   @Test
+  void bytesWrittenBeforeTheFetchKnowsWhatToVerifyAgainst_arePublished_andHashedOnceItDoes() throws Exception {
+    byte[] content = content(8 * PIECE, 4);
+    Fixture f = new Fixture(content, ChecksumType.MD5, null, false); // a multipart upload: no MD5 to compare
+    for (int off = 0; off < content.length; off += PIECE) {
+      f.write(off, PIECE);
+    }
+    assertThat(f.fetch.available()).isEqualTo(content.length - 1);
+    Thread.sleep(50);
+    assertThat(f.seq.verifier()).isNull();
+    String crc = crc64(content);
+    ContentVerifier v = new ContentVerifier(ChecksumType.MD5, f.object,
+        new RemoteChecksum(ChecksumType.CRC64NVME, crc));
+    f.seq.hashWith(v);
+    f.seq.awaitHashed();
+    assertThat(v.vouched()).isTrue();
+    assertThat(v.verify()).as("the bucket's own checksum").isEqualTo(md5(content));
+
+    Fixture g = new Fixture(content, ChecksumType.MD5, null, false);
+    for (int off = 0; off < content.length; off += PIECE) {
+      g.write(off, PIECE);
+    }
+    g.seq.hashWith(new ContentVerifier(ChecksumType.MD5, g.object,
+        new RemoteChecksum(ChecksumType.CRC64NVME, crc.replace(crc.charAt(3), crc.charAt(3) == '0' ? '1' : '0'))));
+    g.seq.awaitHashed();
+    assertThatThrownBy(g.seq.verifier()::verify).isInstanceOf(ChecksumMismatchException.class)
+        .hasMessageContaining("crc64nvme");
+  }
+
+  @Test
   void contentThatDiffersFromTheRemotesMd5_failsVerification() throws Exception {
     byte[] content = content(8 * PIECE, 3);
     String claimed = md5(content);
@@ -119,16 +149,24 @@ class SequencerTest {
     final byte[] content;
     final FileChannel file;
     final Fetch fetch = new Fetch(null, null, null);
+    final RemoteObject object;
     final ContentVerifier verifier;
     final Sequencer seq;
 
     Fixture(byte[] content, ChecksumType bucketType, String md5) throws IOException {
+      this(content, bucketType, md5, true);
+    }
+
+    Fixture(byte[] content, ChecksumType bucketType, String md5, boolean hashNow) throws IOException {
       this.content = content;
       this.file = FileChannel.open(dir.resolve("work-" + System.nanoTime()), StandardOpenOption.CREATE_NEW,
           StandardOpenOption.READ, StandardOpenOption.WRITE);
-      this.verifier = new ContentVerifier(bucketType,
-          new RemoteObject("k", content.length, md5, null, 0, md5, null, null, null));
-      this.seq = new Sequencer(file, content.length, verifier, fetch, hashing);
+      this.object = new RemoteObject("k", content.length, md5 == null ? "abc-2" : md5, null, 0, md5, null, null, null);
+      this.verifier = new ContentVerifier(bucketType, object);
+      this.seq = new Sequencer(file, content.length, fetch, hashing);
+      if (hashNow) {
+        seq.hashWith(verifier);
+      }
     }
 
     /** Writes a piece as a fetch does (a direct buffer, written whole) and reports it. */
@@ -143,6 +181,12 @@ class SequencerTest {
 
   private static String xxhash64Of(byte[] content) {
     ContentHasher h = ContentHasher.of(ChecksumType.XXHASH64);
+    h.update(ByteBuffer.wrap(content));
+    return h.hex();
+  }
+
+  private static String crc64(byte[] content) {
+    ContentHasher h = ContentHasher.of(ChecksumType.CRC64NVME);
     h.update(ByteBuffer.wrap(content));
     return h.hex();
   }
