@@ -7,7 +7,6 @@ import io.granary.backend.RemoteObject;
 import io.granary.common.exec.BoundedExecutor;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /**
@@ -22,18 +21,17 @@ final class ChecksumLookup {
     this.done = done;
   }
 
-  /** Sends the question on {@code pool} (from the calling thread when the pool is saturated). */
+  /** Sends the question on {@code pool} (from the calling thread when the pool's queue is full). */
   static ChecksumLookup start(BoundedExecutor pool, Backend backend, String bucket, String name, RemoteObject object,
       Consumer<RemoteChecksum> then) {
-    CompletableFuture<RemoteChecksum> asked = pool.submit(() -> backend.fullChecksum(bucket, name, object));
-    if (asked.isCompletedExceptionally()) {
-      asked = new CompletableFuture<>();
+    CompletableFuture<RemoteChecksum> asked = new CompletableFuture<>();
+    pool.execute(() -> {
       try {
         asked.complete(backend.fullChecksum(bucket, name, object));
       } catch (IOException | RuntimeException e) {
         asked.completeExceptionally(e);
       }
-    }
+    });
     return new ChecksumLookup(asked.handle((full, failure) -> {
       then.accept(failure == null ? full : null);
       return failure;
@@ -45,9 +43,7 @@ final class ChecksumLookup {
    * of two versions, and the checksum of neither).
    */
   void awaitUnchanged() throws BackendException {
-    Throwable failure = done.join();
-    Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
-    if (cause instanceof BackendException b && b.kind() == BackendException.Kind.CHANGED) {
+    if (done.join() instanceof BackendException b && b.kind() == BackendException.Kind.CHANGED) {
       throw b;
     }
   }
