@@ -15,13 +15,13 @@ import java.util.regex.Pattern;
 
 /**
  * The checksums a client may send with a PUT, which the body must match or nothing is stored: {@code Content-MD5}
- * (base64), {@code x-amz-checksum-crc32|crc32c|sha1|sha256} (base64 of the big-endian value, as S3 clients send
- * them) and {@code Granary-Checksum-Type} + {@code Granary-Checksum-Value} (hex). Malformed values are 400.
+ * (base64), {@code x-amz-checksum-crc32|crc32c|crc64nvme|sha1|sha256} (base64 of the big-endian value, as S3
+ * clients send them) and {@code Granary-Checksum-Type} + {@code Granary-Checksum-Value} (hex). Malformed values are 400.
  */
 public final class ClientChecksums {
   private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]+");
-  private static final List<ChecksumType> AMZ = List.of(ChecksumType.CRC32, ChecksumType.CRC32C, ChecksumType.SHA1,
-      ChecksumType.SHA256);
+  private static final List<ChecksumType> AMZ = List.of(ChecksumType.CRC32, ChecksumType.CRC32C,
+      ChecksumType.CRC64NVME, ChecksumType.SHA1, ChecksumType.SHA256);
 
   private ClientChecksums() {}
 
@@ -40,7 +40,12 @@ public final class ClientChecksums {
       String name = s3Header(t);
       String v = h.get(name);
       if (v != null) {
-        int bytes = t == ChecksumType.SHA1 ? 20 : t == ChecksumType.SHA256 ? 32 : 4;
+        int bytes = switch (t) {
+          case SHA1 -> 20;
+          case SHA256 -> 32;
+          case CRC64NVME -> 8;
+          default -> 4;
+        };
         out.add(new ExpectedChecksum(t, base64(v, bytes, name, "InvalidRequest")));
       }
     }

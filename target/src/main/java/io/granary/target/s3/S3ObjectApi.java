@@ -56,6 +56,7 @@ public final class S3ObjectApi implements ObjectApi {
   static final String PART_NUMBER_PARAM = "partNumber";
   static final String PARTS_COUNT_HEADER = "x-amz-mp-parts-count";
   static final String CHECKSUM_MODE_HEADER = "x-amz-checksum-mode";
+  static final String CHECKSUM_TYPE_HEADER = "x-amz-checksum-type";
 
   private final ClusterMetadataHolder cluster;
   private final ErrorRenderer errors;
@@ -167,6 +168,8 @@ public final class S3ObjectApi implements ObjectApi {
       String header = ClientChecksums.s3Header(meta.checksumType());
       if (header != null) { // the whole object's checksum: S3 sends none for a part or a range either
         response.set(header, Base64.getEncoder().encodeToString(HexFormat.of().parseHex(meta.checksum())));
+        // Computed over the whole content, also for an object completed from parts: no checksum of checksums.
+        response.set(CHECKSUM_TYPE_HEADER, "FULL_OBJECT");
       }
     }
   }
