@@ -23,7 +23,7 @@ import java.util.function.Predicate;
  * It forwards request heads byte for byte (Host included, so SigV4 signatures stay valid) and streams bodies both
  * ways with keep-alive, recording every request. Faults armed with {@link #inject} apply to the next matching
  * requests: an error status instead of forwarding, a stall before the answer or mid-body, a body cut short after
- * N bytes (connection closed), or a byte flipped at an offset of the body.
+ * N bytes (connection closed), a byte flipped at an offset of the body, or a header of the answer replaced.
  *
  * <p>SigV4: the aws SDK signs the Host it connects to, here the proxy's {@code 127.0.0.1:PORT}. The head reaches
  * S3Proxy unchanged and S3Proxy verifies against the Host header it received (it does not compare it with its own
@@ -58,6 +58,10 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Forward with the byte at body offset {@code offset} inverted (length and headers unchanged). */
     record Corrupt(long offset) implements Fault {
+    }
+
+    /** Forward with the answer's header {@code name} (any case) set to {@code value}: a server's wrong claim. */
+    record ReplaceHeader(String name, String value) implements Fault {
     }
   }
 

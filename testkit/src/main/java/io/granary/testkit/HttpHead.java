@@ -62,6 +62,26 @@ final class HttpHead {
     return new HttpHead(raw, lines[0], headers);
   }
 
+  /** This head's bytes with header {@code name} (any case) set to {@code value}, added when it is absent. */
+  byte[] withHeader(String name, String value) {
+    StringBuilder out = new StringBuilder(startLine).append("\r\n");
+    boolean set = false;
+    for (String[] h : headers) {
+      if (h[0].equalsIgnoreCase(name)) {
+        if (!set) {
+          out.append(h[0]).append(": ").append(value).append("\r\n");
+          set = true;
+        }
+      } else {
+        out.append(h[0]).append(": ").append(h[1]).append("\r\n");
+      }
+    }
+    if (!set) {
+      out.append(name).append(": ").append(value).append("\r\n");
+    }
+    return out.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
+  }
+
   String header(String name) {
     for (String[] h : headers) {
       if (h[0].equalsIgnoreCase(name)) {

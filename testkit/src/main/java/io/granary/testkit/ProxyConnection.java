@@ -119,7 +119,8 @@ final class ProxyConnection implements Runnable {
     if (fault instanceof FaultProxy.Fault.Stall s && s.afterBodyBytes() <= 0) {
       BodyCopier.sleep(s.delay());
     }
-    out.write(response.raw);
+    out.write(fault instanceof FaultProxy.Fault.ReplaceHeader h ? response.withHeader(h.name(), h.value())
+        : response.raw);
     int status = response.status();
     boolean noBody = request.method().equals("HEAD") || status == 204 || status == 304;
     boolean untilClose = !response.chunked() && response.contentLength() < 0;

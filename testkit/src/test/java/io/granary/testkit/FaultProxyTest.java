@@ -115,6 +115,19 @@ class FaultProxyTest {
   }
 
   @Test
+  void replaceHeader_setsOrAddsTheAnswersHeader_andLeavesTheBodyAlone() throws Exception {
+    proxy.inject(r -> r.pathAndQuery().equals("/fixed"), new FaultProxy.Fault.ReplaceHeader("content-type", "x/y"), 1);
+    HttpResponse<byte[]> replaced = send("GET", "/fixed", null);
+    assertThat(replaced.headers().allValues("Content-Type")).containsExactly("x/y");
+    assertThat(replaced.body()).isEqualTo(DATA);
+    proxy.inject(r -> r.pathAndQuery().equals("/fixed"), new FaultProxy.Fault.ReplaceHeader("X-Claim", "abc"), 1);
+    HttpResponse<byte[]> added = send("GET", "/fixed", null);
+    assertThat(added.headers().firstValue("x-claim")).contains("abc");
+    assertThat(added.body()).isEqualTo(DATA);
+    assertThat(send("GET", "/fixed", null).headers().firstValue("x-claim")).as("once only").isEmpty();
+  }
+
+  @Test
   void statusFault_timesAndForever_andXmlOrJsonBody() throws Exception {
     proxy.inject(r -> r.pathAndQuery().startsWith("/fixed"), new FaultProxy.Fault.Status(503), 2);
     HttpResponse<byte[]> first = send("GET", "/fixed", null);

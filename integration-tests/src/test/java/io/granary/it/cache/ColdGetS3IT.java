@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -231,6 +232,58 @@ class ColdGetS3IT {
         && q.pathAndQuery().startsWith("/" + BUCKET + "/mpu/crc.bin"))).as("one HEAD asks for the checksum").isEqualTo(1);
 
     assertCorruptionIsCaught("mpu/corrupt.bin", seedMultipart("mpu/corrupt.bin", 11 * 1024 * 1024 + 777, 51));
+  }
+
+  @Test
+  void largeObjectCarryingTheBucketsChecksum_isVerifiedAgainstIt_andNotAgainstItsMd5Etag() throws Exception {
+    // A crc32c bucket over single-part objects uploaded with a CRC32C, as current SDKs upload: one HEAD fetches
+    // the CRC32C S3 keeps, and the one hash the bucket needs anyway verifies the content; no MD5 is computed.
+    String bucket = "remote-s3-crc32c";
+    backend.createBucket(b -> b.bucket(bucket));
+    String props = RemoteBuckets.s3Props(faults.endpoint(), work.resolve("credentials"), "1s", true);
+    Http.Reply reg = RemoteBuckets.register(cluster, "aws", bucket, "{\"checksum\":\"crc32c\"," + props.substring(1));
+    assertThat(reg.status()).as(reg.bodyText()).isEqualTo(201);
+    byte[] data = Content.bytes(60, 10 * 1024 * 1024 + 99);
+    backend.putObject(b -> b.bucket(bucket).key("crc/good.bin").checksumCRC32C(crc32cBase64(data)),
+        RequestBody.fromBytes(data));
+    Http.Reply r = RemoteBuckets.get(cluster, "aws", bucket, "crc/good.bin", null);
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(Http.sha256(r.body())).isEqualTo(Http.sha256(data));
+    assertThat(faults.count(q -> q.method().equals("HEAD")
+        && q.pathAndQuery().startsWith("/" + bucket + "/crc/good.bin"))).as("one HEAD asks for the checksum").isEqualTo(1);
+    Http.Reply warm = RemoteBuckets.get(cluster, "aws", bucket, "crc/good.bin", null);
+    assertThat(warm.header("granary-checksum-value")).contains(
+        HexFormat.of().formatHex(Base64.getDecoder().decode(crc32cBase64(data))));
+
+    // An answer to the HEAD that claims another CRC32C (the ETag still is the content's MD5): the content fails
+    // verification against it, which shows it was the CRC32C that decided, and nothing is cached.
+    byte[] other = data.clone();
+    other[12345] ^= 1;
+    backend.putObject(b -> b.bucket(bucket).key("crc/claims-another.bin").checksumCRC32C(crc32cBase64(data)),
+        RequestBody.fromBytes(data));
+    faults.inject(q -> q.method().equals("HEAD") && q.pathAndQuery().startsWith("/" + bucket + "/crc/claims-another"),
+        new FaultProxy.Fault.ReplaceHeader("x-amz-checksum-crc32c", crc32cBase64(other)), 1);
+    Throwable cut = null;
+    Http.Reply bad = null;
+    try {
+      bad = RemoteBuckets.get(cluster, "aws", bucket, "crc/claims-another.bin", null);
+    } catch (IOException e) {
+      cut = e; // the body was cut short before its last byte
+    }
+    if (cut == null) {
+      assertThat(bad.status()).isGreaterThanOrEqualTo(500);
+    }
+    Http.Reply listing = Http.get(cluster.endpoint() + "/v1/buckets/" + bucket + "?provider=aws&cached=true");
+    assertThat(listing.bodyText()).contains("crc/good.bin").doesNotContain("crc/claims-another.bin");
+    Http.Reply again = RemoteBuckets.get(cluster, "aws", bucket, "crc/claims-another.bin", null);
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(Http.sha256(again.body())).isEqualTo(Http.sha256(data));
+  }
+
+  private static String crc32cBase64(byte[] data) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(data);
+    return Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
   }
 
   /**

@@ -11,8 +11,9 @@ import java.util.function.Consumer;
 
 /**
  * Asks the remote, alongside a fetch, for the whole-object checksum it keeps ({@link Backend#fullChecksum}) when the
- * fetch's first answer carried nothing to verify the content against (an S3 multipart upload's ETag is no MD5).
- * The answer, or null when there is none or the question failed, goes to a callback that starts the hashing.
+ * fetch's first answer carried nothing to verify the content against (an S3 multipart upload's ETag is no MD5), or
+ * nothing as cheap as it may be ({@link ContentVerifier#mayBeSparedMd5}). The answer, or null when there is none or
+ * the question failed, goes to a callback that starts the hashing.
  */
 final class ChecksumLookup {
   private final CompletableFuture<Throwable> done;

@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * larger than {@link CacheConfig#parallelThreshold()} are read as parallel ranges (the first answer, a ranged GET
  * of the threshold's bytes, supplies the front of the object and its size); a read cut short or stalled resumes
  * where it stopped, pinned to the same remote version, a few times before the fetch fails. When the first answer
- * carries nothing to verify the content against (an S3 multipart upload's ETag is no MD5), the remote is asked for
- * the whole-content checksum it keeps while the bytes stream in; hashing starts once it answers.
+ * carries nothing to verify the content against (an S3 multipart upload's ETag is no MD5), or only an MD5 while the
+ * bucket keeps a checksum S3 may keep too (then one hash can do both jobs), the remote is asked for the
+ * whole-content checksum it keeps while the bytes stream in; hashing starts once it answers.
  */
 final class FetchTask implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(FetchTask.class);
@@ -157,13 +158,19 @@ final class FetchTask implements Runnable {
         StandardOpenOption.WRITE);
     seq = new Sequencer(ch, size, fetch, rangePool::execute);
     RemoteObject object = first.object();
-    if (object.md5() != null || object.crc32c() != null || size == 0) {
+    boolean vouched = object.md5() != null || object.crc32c() != null || size == 0;
+    // A large object's whole-content checksum of the bucket's type spares hashing MD5 too: worth a question.
+    boolean ask = first.length() < size && ContentVerifier.mayBeSparedMd5(fetch.bucket().checksum(), object);
+    if (vouched && !ask) {
       seq.hashWith(new ContentVerifier(fetch.bucket().checksum(), object));
     }
     fetch.opened(ch, object);
   }
 
-  /** Asks the remote for the whole-object checksum it keeps; hashing starts once it answers. Cold thread only. */
+  /**
+   * Asks the remote for the whole-object checksum it keeps; hashing starts once it answers, against that checksum
+   * or, when it is of no use, the first answer's MD5. Cold thread only.
+   */
   private void lookUpChecksum() {
     RemoteObject object = first.object();
     checksumLookup = ChecksumLookup.start(rangePool, backend, fetch.bucket().bucket().name(), fetch.location().name(),
