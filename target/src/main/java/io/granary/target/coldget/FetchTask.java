@@ -159,8 +159,10 @@ final class FetchTask implements Runnable {
     seq = new Sequencer(ch, size, fetch, rangePool::execute);
     RemoteObject object = first.object();
     boolean vouched = object.md5() != null || object.crc32c() != null || size == 0;
-    // A large object's whole-content checksum of the bucket's type spares hashing MD5 too: worth a question.
-    boolean ask = first.length() < size && ContentVerifier.mayBeSparedMd5(fetch.bucket().checksum(), object);
+    // A whole-content checksum of the bucket's type spares hashing MD5 too: worth a question for an object of a
+    // parallel chunk or more, whose transfer outlasts the answer and whose MD5 costs milliseconds of CPU.
+    boolean ask = size >= config.parallelChunk()
+        && ContentVerifier.mayBeSparedMd5(fetch.bucket().checksum(), object);
     if (vouched && !ask) {
       seq.hashWith(new ContentVerifier(fetch.bucket().checksum(), object));
     }
