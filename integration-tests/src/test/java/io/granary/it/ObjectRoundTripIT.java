@@ -201,8 +201,7 @@ class ObjectRoundTripIT {
   @Order(7)
   void bucketChecksumType_isComputedOnPut_andReturnedOnGetHeadAndListing(String type) throws Exception {
     String bucket = "cksum-" + type;
-    Http.Reply created = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + bucket))
-        .POST(HttpRequest.BodyPublishers.ofString("{\"checksum\":\"" + type + "\"}")));
+    Http.Reply created = cluster.createBucket(bucket, "{\"checksum\":\"" + type + "\"}");
     assertThat(created.status()).as(created.bodyText()).isEqualTo(201);
     byte[] data = Content.bytes(99, 777_777);
     String expected = switch (type) {

@@ -19,20 +19,20 @@ final class S3FullChecksums {
     if (r.checksumType() == software.amazon.awssdk.services.s3.model.ChecksumType.COMPOSITE) {
       return null;
     }
-    RemoteChecksum c = decode(ChecksumType.CRC32C, r.checksumCRC32C(), 4);
-    c = c != null ? c : decode(ChecksumType.CRC32, r.checksumCRC32(), 4);
-    c = c != null ? c : decode(ChecksumType.CRC64NVME, r.checksumCRC64NVME(), 8);
-    c = c != null ? c : decode(ChecksumType.SHA1, r.checksumSHA1(), 20);
-    return c != null ? c : decode(ChecksumType.SHA256, r.checksumSHA256(), 32);
+    RemoteChecksum c = decode(ChecksumType.CRC32C, r.checksumCRC32C());
+    c = c != null ? c : decode(ChecksumType.CRC32, r.checksumCRC32());
+    c = c != null ? c : decode(ChecksumType.CRC64NVME, r.checksumCRC64NVME());
+    c = c != null ? c : decode(ChecksumType.SHA1, r.checksumSHA1());
+    return c != null ? c : decode(ChecksumType.SHA256, r.checksumSHA256());
   }
 
-  private static RemoteChecksum decode(ChecksumType type, String base64, int bytes) {
+  private static RemoteChecksum decode(ChecksumType type, String base64) {
     if (base64 == null || base64.indexOf('-') >= 0) {
       return null;
     }
     try {
       byte[] raw = Base64.getDecoder().decode(base64.trim());
-      return raw.length == bytes ? new RemoteChecksum(type, HexFormat.of().formatHex(raw)) : null;
+      return raw.length == type.bytes() ? new RemoteChecksum(type, HexFormat.of().formatHex(raw)) : null;
     } catch (IllegalArgumentException e) {
       return null;
     }

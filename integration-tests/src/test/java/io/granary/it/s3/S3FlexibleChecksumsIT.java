@@ -7,8 +7,6 @@ import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.HashSet;
@@ -58,8 +56,7 @@ class S3FlexibleChecksumsIT {
   private static String bucket(String type) throws Exception {
     String name = "flex-" + type;
     if (created.add(name)) {
-      Http.Reply reply = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
-          + "/v1/buckets/" + name)).POST(HttpRequest.BodyPublishers.ofString("{\"checksum\":\"" + type + "\"}")));
+      Http.Reply reply = cluster.createBucket(name, "{\"checksum\":\"" + type + "\"}");
       assertThat(reply.status()).as(reply.bodyText()).isEqualTo(201);
     }
     return name;

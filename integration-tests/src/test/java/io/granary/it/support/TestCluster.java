@@ -107,6 +107,12 @@ public final class TestCluster implements AutoCloseable {
         + bucket)).POST(java.net.http.HttpRequest.BodyPublishers.noBody()));
   }
 
+  /** Creates a local bucket with {@code propsJson} (e.g. {@code {"checksum":"crc32c"}}); the caller checks the reply. */
+  public Http.Reply createBucket(String bucket, String propsJson) throws Exception {
+    return Http.send(Http.NO_FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(endpoint() + "/v1/buckets/"
+        + bucket)).POST(java.net.http.HttpRequest.BodyPublishers.ofString(propsJson)));
+  }
+
   /** A signed GET to a target (or any node). */
   public Http.Reply getSigned(String url) throws Exception {
     return Http.send(Http.NO_FOLLOW, signed(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).GET()));

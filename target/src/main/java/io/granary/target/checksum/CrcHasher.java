@@ -17,7 +17,7 @@ final class CrcHasher implements ContentHasher {
   CrcHasher(ChecksumType type, Checksum crc) {
     this.type = type;
     this.crc = crc;
-    this.hexDigits = type == ChecksumType.CRC64NVME ? 16 : 8;
+    this.hexDigits = 2 * type.bytes();
   }
 
   @Override

@@ -7,9 +7,7 @@ import io.granary.common.error.ChecksumMismatchException;
 import io.granary.target.checksum.ContentHasher;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Hashes a cold object's bytes in order: the bucket's checksum (stored like any object's) plus one the remote vouches
@@ -20,10 +18,6 @@ import java.util.Set;
  * none of them, the content is stored unverified.
  */
 final class ContentVerifier {
-  /** The whole-content checksums S3 keeps (x-amz-checksum-*); MD5 is the ETag's business. */
-  private static final Set<ChecksumType> REMOTE_WHOLE_TYPES = EnumSet.of(ChecksumType.CRC32, ChecksumType.CRC32C,
-      ChecksumType.CRC64NVME, ChecksumType.SHA1, ChecksumType.SHA256);
-
   private final ContentHasher bucketHasher;
   private final ContentHasher md5;
   private final ContentHasher crc32c;
@@ -61,7 +55,7 @@ final class ContentVerifier {
    * the bucket keeps a type S3 may keep for a whole object, so a match means each byte is hashed once, not twice.
    */
   static boolean mayBeSparedMd5(ChecksumType bucketType, RemoteObject object) {
-    return object.md5() != null && object.crc32c() == null && REMOTE_WHOLE_TYPES.contains(bucketType);
+    return object.md5() != null && object.crc32c() == null && bucketType.s3Flexible();
   }
 
   /** Whether {@link #verify} compares the content with anything the remote vouches for. */

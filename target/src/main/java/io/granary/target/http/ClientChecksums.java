@@ -20,14 +20,12 @@ import java.util.regex.Pattern;
  */
 public final class ClientChecksums {
   private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]+");
-  private static final List<ChecksumType> AMZ = List.of(ChecksumType.CRC32, ChecksumType.CRC32C,
-      ChecksumType.CRC64NVME, ChecksumType.SHA1, ChecksumType.SHA256);
 
   private ClientChecksums() {}
 
   /** The {@code x-amz-checksum-*} header that carries a checksum of this type, or null when S3 has none. */
   public static String s3Header(ChecksumType type) {
-    return AMZ.contains(type) ? "x-amz-checksum-" + type.wireName() : null;
+    return type.s3Flexible() ? "x-amz-checksum-" + type.wireName() : null;
   }
 
   public static List<ExpectedChecksum> parse(HttpHeaders h) {
@@ -36,17 +34,11 @@ public final class ClientChecksums {
     if (md5 != null) {
       out.add(new ExpectedChecksum(ChecksumType.MD5, base64(md5, 16, "Content-MD5", "InvalidDigest")));
     }
-    for (ChecksumType t : AMZ) {
+    for (ChecksumType t : ChecksumType.values()) {
       String name = s3Header(t);
-      String v = h.get(name);
+      String v = name == null ? null : h.get(name);
       if (v != null) {
-        int bytes = switch (t) {
-          case SHA1 -> 20;
-          case SHA256 -> 32;
-          case CRC64NVME -> 8;
-          default -> 4;
-        };
-        out.add(new ExpectedChecksum(t, base64(v, bytes, name, "InvalidRequest")));
+        out.add(new ExpectedChecksum(t, base64(v, t.bytes(), name, "InvalidRequest")));
       }
     }
     String type = h.get(GranaryHeaders.CHECKSUM_TYPE);

@@ -160,6 +160,8 @@ class ContentHasherTest {
     };
     h.update(ByteBuffer.wrap(new byte[] {1, 2, 3}));
     assertThat(h.hex()).hasSize(width).matches("[0-9a-f]+");
+    assertThat(2 * type.bytes()).as("the width the type declares (S3 headers are checked against it)")
+        .isEqualTo(width);
   }
 
   @ParameterizedTest
