@@ -52,7 +52,7 @@ public final class ColdStats {
   }
 
   void fetched(Provider p, long size, long elapsedNanos) {
-    // The count last: a scrape that sees the fetch counted (it reads the count first) sees its bytes and time too.
+    // No order here makes a scrape consistent: the registry reads its collectors in no fixed order.
     timings.fetched(p, elapsedNanos);
     bytes[p.ordinal()].add(size);
     fetches[p.ordinal()].increment();
