@@ -19,9 +19,12 @@ import picocli.CommandLine.Parameters;
     subcommands = {ClusterCommand.Show.class, ClusterCommand.SetState.class})
 public final class ClusterCommand {
 
-  /** Options every admin command shares. */
+  /**
+   * Options every admin command shares. {@code --cluster} is the name the bucket commands give the proxy (their
+   * {@code --endpoint} is the remote store's), so a command copied from one to another still works.
+   */
   static final class Endpoint {
-    @Option(names = "--endpoint", defaultValue = "${env:GRANARY_ENDPOINT:-http://127.0.0.1:51080}",
+    @Option(names = {"--endpoint", "--cluster"}, defaultValue = "${env:GRANARY_ENDPOINT:-http://127.0.0.1:51080}",
         description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
     String url;
 

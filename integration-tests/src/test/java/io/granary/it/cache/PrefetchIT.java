@@ -182,14 +182,28 @@ class PrefetchIT {
     assertThat(cached("cli/")).hasSize(4);
   }
 
+  @Test
+  void cliPrefetchAndJobShow_takeTheProxyAsCluster_asTheBucketCommandsDo() throws Exception {
+    Result started = cliAt("--cluster", "prefetch", "s3://" + BUCKET, "--names", "cli/shard-0000.tar", "--wait");
+    assertThat(started.exit()).as(started.output()).isZero();
+    Result jobs = cliAt("--cluster", "job", "show");
+    assertThat(jobs.exit()).as(jobs.output()).isZero();
+    assertThat(jobs.output()).contains("prefetch").contains("succeeded");
+  }
+
   private record Result(int exit, String output) {
   }
 
   private static Result cli(String... args) throws Exception {
+    return cliAt("--endpoint", args);
+  }
+
+  /** Runs {@code granary ARGS OPTION PROXY_URL}: the proxy given with {@code option}. */
+  private static Result cliAt(String option, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("granary.node.classpath"), "io.granary.cli.GranaryCommand"));
     cmd.addAll(List.of(args));
-    cmd.addAll(List.of("--endpoint", cluster.endpoint()));
+    cmd.addAll(List.of(option, cluster.endpoint()));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Thread reader = new Thread(() -> {
