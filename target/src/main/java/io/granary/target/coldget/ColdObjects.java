@@ -118,14 +118,23 @@ public final class ColdObjects implements CacheFiller {
    * {@code streams} (a GET that will send the fetch's bytes as they land) call {@link Fetch#firstBytesSent} once.
    * Returns null when the object was committed by a fetch that just ended: read it from the store.
    *
+   * @param seen the copy the caller found in the store and judged stale, or null when it found none: a copy other
+   *     than this one means a fetch committed it between the caller's look and this join
    * @param loop the event loop of the GET that asks, or null (a job's fill): a new fetch started from a loop sends
    *     its first remote read from it
    */
-  public Fetch join(BucketProps bucket, String name, boolean streams, EventLoop loop) throws BackendException {
+  public Fetch join(BucketProps bucket, String name, ObjectMeta seen, boolean streams, EventLoop loop)
+      throws IOException {
     ObjectLocation loc = store.locate(bucket, name);
     for (int attempt = 0; attempt < 3; attempt++) {
       Fetch f = inFlight.get(loc.key());
       if (f == null) {
+        // A fetch commits before it leaves inFlight, so one that ended since the caller looked is in the store now:
+        // without this look a GET racing the end of the fetch it could have joined would download the object again.
+        ObjectMeta now = loc.mountpath().meta().get(loc.key());
+        if (now != null && !now.equals(seen)) {
+          return null;
+        }
         Fetch created = new Fetch(bucket, loc, store.newWorkFile(loc));
         if (inFlight.putIfAbsent(loc.key(), created) == null) {
           created.acquire(); // for the caller, before the fetch can end
@@ -291,13 +300,13 @@ public final class ColdObjects implements CacheFiller {
           return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.NOT_FOUND, 0));
         }
       }
-      return fetch(bucket, name);
+      return fetch(bucket, name, meta);
     });
     return decided.thenCompose(f -> f);
   }
 
-  private CompletableFuture<FillResult> fetch(BucketProps bucket, String name) throws IOException {
-    Fetch f = join(bucket, name, false, null);
+  private CompletableFuture<FillResult> fetch(BucketProps bucket, String name, ObjectMeta seen) throws IOException {
+    Fetch f = join(bucket, name, seen, false, null);
     if (f == null) {
       return CompletableFuture.completedFuture(new FillResult(FillResult.Outcome.ALREADY_CACHED, 0));
     }

@@ -56,7 +56,7 @@ public final class RemoteGetHandler implements RequestHandler {
     boolean latest = "true".equalsIgnoreCase(ex.queryParam("latest"));
     ObjectMeta meta = cold.store().stat(bucket, req.name());
     if (meta == null) {
-      serveCold(ex, req);
+      serveCold(ex, req, null);
     } else if (!cold.mustRevalidate(bucket, req.name(), meta, latest)) {
       warmOrCold(ex, req);
     } else {
@@ -68,7 +68,7 @@ public final class RemoteGetHandler implements RequestHandler {
           switch (verdict) {
             case CURRENT -> warmOrCold(ex, req);
             case GONE -> throw new ObjectNotFoundException(bucket.bucket().toString(), req.name());
-            case FETCH -> serveCold(ex, req);
+            case FETCH -> serveCold(ex, req, meta);
           }
         } catch (Throwable t) {
           ex.sendError(t);
@@ -85,7 +85,7 @@ public final class RemoteGetHandler implements RequestHandler {
     try {
       warm.serve(ex, req);
     } catch (ObjectNotFoundException evicted) {
-      serveCold(ex, req);
+      serveCold(ex, req, null);
       return;
     }
     if (ex.method().equals(HttpMethod.GET)) {
@@ -93,7 +93,8 @@ public final class RemoteGetHandler implements RequestHandler {
     }
   }
 
-  private void serveCold(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
+  /** {@code seen}: the stale copy the store holds, or null (see {@link ColdObjects#join}). */
+  private void serveCold(HttpExchange ex, ObjectApi.ObjectRequest req, ObjectMeta seen) throws IOException {
     BucketProps bucket = req.bucket();
     if (ex.method().equals(HttpMethod.GET)) {
       cold.stats().miss(bucket.bucket().provider()); // whatever the remote then answers (a 404 is a miss too)
@@ -114,7 +115,7 @@ public final class RemoteGetHandler implements RequestHandler {
       }));
       return;
     }
-    Fetch fetch = cold.join(bucket, req.name(), true, ex.eventLoop());
+    Fetch fetch = cold.join(bucket, req.name(), seen, true, ex.eventLoop());
     if (fetch == null) { // committed a moment ago
       warm.serve(ex, req);
       return;
