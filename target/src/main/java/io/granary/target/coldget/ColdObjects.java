@@ -146,6 +146,11 @@ public final class ColdObjects implements CacheFiller {
         }
         continue;
       }
+      if (f.finished().isCompletedExceptionally()) {
+        // Failed and about to leave: a GET that arrives after the failure asks the remote again, not inherits it.
+        inFlight.remove(loc.key(), f);
+        continue;
+      }
       if (f.acquire()) {
         if (streams) {
           f.expectFirstBytes();

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link ColdObjects#join} against a real GCS client and a GCS JSON API server that counts downloads: a GET that
  * looked in the store just before a fetch committed, and joins just after the fetch left, reads the committed copy
- * rather than downloading the object again (a race CI met: two downloads for two sequential GETs).
+ * rather than downloading the object again (a race CI met: two downloads for two sequential GETs); one that joins
+ * as a fetch fails starts a new one rather than inherit the failure.
  */
 class ColdObjectsJoinTest {
   private static final String NAME = "data/shard-0001.tar";
@@ -94,6 +96,37 @@ class ColdObjectsJoinTest {
     }
     assertThat(gcs.downloads("remote", NAME)).isEqualTo(2);
     assertThat(store.stat(bucket, NAME).mtime()).isGreaterThanOrEqualTo(stale.mtime());
+  }
+
+  @Test
+  void joinAfterTheFetchFailed_asksTheRemoteAgain_ratherThanInheritTheFailure() throws Exception {
+    String late = "late/arrival.bin";
+    Fetch missing = cold.join(bucket, late, null, false, null);
+    assertThat(missing).isNotNull();
+    // Listeners run when the fetch fails, before it leaves the in-flight map: the narrowest window a GET can hit.
+    CompletableFuture<Fetch> joinedThen = new CompletableFuture<>();
+    missing.listen(() -> {
+      if (missing.finished().isCompletedExceptionally() && !joinedThen.isDone()) {
+        try {
+          gcs.putObject("remote", late, new byte[1000], null);
+          joinedThen.complete(cold.join(bucket, late, null, false, null));
+        } catch (Exception e) {
+          joinedThen.completeExceptionally(e);
+        }
+      }
+    });
+    try {
+      assertThat(missing.finished()).failsWithin(10, TimeUnit.SECONDS);
+    } finally {
+      missing.release();
+    }
+    Fetch second = joinedThen.get(10, TimeUnit.SECONDS);
+    assertThat(second).isNotNull().isNotSameAs(missing);
+    try {
+      assertThat(second.finished().get(10, TimeUnit.SECONDS).size()).isEqualTo(1000);
+    } finally {
+      second.release();
+    }
   }
 
   private void awaitNoFetchInFlight() throws InterruptedException {
