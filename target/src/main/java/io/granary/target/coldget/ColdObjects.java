@@ -131,7 +131,7 @@ public final class ColdObjects implements CacheFiller {
       if (f == null) {
         // A fetch commits before it leaves inFlight, so one that ended since the caller looked is in the store now:
         // without this look a GET racing the end of the fetch it could have joined would download the object again.
-        ObjectMeta now = loc.mountpath().meta().get(loc.key());
+        ObjectMeta now = store.stat(bucket, name);
         if (now != null && !now.equals(seen)) {
           return null;
         }

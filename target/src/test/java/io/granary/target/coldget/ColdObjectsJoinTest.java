@@ -56,8 +56,8 @@ class ColdObjectsJoinTest {
     upstream = new UpstreamPool(Transport.best(), 4, 16);
     cold = new ColdObjects("t1", store, remotes, CacheConfig.DEFAULTS, upstream);
     bucket = new BucketProps(new Bucket(Provider.GCP, "remote"), "b1", ChecksumType.XXHASH64,
-        Instant.parse("2026-01-01T00:00:00Z"), new RemoteBackend(gcs.endpoint().toString(), null, false, null, null, true),
-        new Freshness(-1, false));
+        Instant.parse("2026-01-01T00:00:00Z"),
+        new RemoteBackend(gcs.endpoint().toString(), null, false, null, null, true), new Freshness(-1, false));
   }
 
   @AfterEach
