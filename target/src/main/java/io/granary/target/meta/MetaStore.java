@@ -136,7 +136,19 @@ public final class MetaStore implements AutoCloseable {
     }
   }
 
-  /** Drops an intent whose work file was discarded. */
+  /**
+   * Publishes {@code meta} as the object's record, keeping its intent (unsynced: the intent still guarantees the
+   * outcome until {@link #dropIntent} runs, after the rename is durable).
+   */
+  public void publish(String key, ObjectMeta meta) throws IOException {
+    try {
+      db.put(objects, unsynced, bytes(key), ObjectMetaCodec.encode(meta));
+    } catch (RocksDBException e) {
+      throw new IOException("Error in RocksDB put of " + key + " in " + dir, e);
+    }
+  }
+
+  /** Drops an intent: its work file was discarded, or its commit is durable. */
   public void dropIntent(String workFile) throws IOException {
     try {
       db.delete(pending, unsynced, bytes(workFile));

@@ -137,9 +137,10 @@ public final class MultipartStore {
     try {
       require(bucket, upload.name(), upload.uploadId()); // not aborted or completed meanwhile
       Path dir = loc.mountpath().uploadsDir().resolve(upload.uploadId());
-      Files.createDirectories(dir);
+      FileOps.createDirectories(dir);
       String file = number + "." + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE);
       FileOps.moveReplacing(staged.workFile(), dir.resolve(file));
+      FileOps.syncDirectory(dir); // the part is acknowledged next: its name must survive a power loss
       MetaStore.Column parts = parts(loc.mountpath());
       String key = partKey(upload.uploadId(), number);
       byte[] old = parts.get(key);

@@ -1,5 +1,6 @@
 package io.granary.target.storage;
 
+import io.granary.common.membership.MetadataFiles;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -7,9 +8,40 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.stream.Stream;
 
-/** The two file-system operations storage code needs beyond java.nio: an atomic replacing move and a tree delete. */
+/**
+ * The file-system operations storage code needs beyond java.nio: an atomic replacing move, durable directory
+ * entries, and a tree delete.
+ *
+ * <p>Durability: fsync of a file makes its bytes durable, not its name. A rename or a new directory becomes durable
+ * only once its parent directory is fsynced; until then a power loss may undo it (ext4, xfs). Every commit path
+ * calls {@link #syncDirectory} after its rename and {@link #createDirectories} for the directories it needs.
+ */
 public final class FileOps {
   private FileOps() {}
+
+  /** Makes the entries of {@code dir} (renames into it, files and directories created in it) durable. */
+  public static void syncDirectory(Path dir) throws IOException {
+    MetadataFiles.fsyncDirectory(dir);
+  }
+
+  /**
+   * Creates {@code dir} and any missing parents, durably: each directory created is made durable in its parent.
+   * Nothing is synced when {@code dir} exists already (the common case: an object's fan-out directory).
+   */
+  public static void createDirectories(Path dir) throws IOException {
+    if (Files.isDirectory(dir)) {
+      return;
+    }
+    Path existing = dir.getParent();
+    while (existing != null && !Files.isDirectory(existing)) {
+      existing = existing.getParent();
+    }
+    Files.createDirectories(dir);
+    // Sync from the deepest new directory up to the first one that existed: each new name lives in its parent.
+    for (Path p = dir; p != null && !p.equals(existing); p = p.getParent()) {
+      syncDirectory(p.getParent());
+    }
+  }
 
   /** Renames {@code from} over {@code to}, atomically where the file system allows. */
   public static void moveReplacing(Path from, Path to) throws IOException {

@@ -49,11 +49,11 @@ public final class Mountpath implements AutoCloseable {
   public static Mountpath open(Path root) throws IOException {
     Path abs = root.toAbsolutePath().normalize();
     Path sys = abs.resolve(".granary");
-    Files.createDirectories(sys);
-    Files.createDirectories(abs.resolve("objects"));
-    Files.createDirectories(abs.resolve("work"));
-    Files.createDirectories(abs.resolve("trash"));
-    Files.createDirectories(abs.resolve("uploads"));
+    FileOps.createDirectories(sys);
+    FileOps.createDirectories(abs.resolve("objects"));
+    FileOps.createDirectories(abs.resolve("work"));
+    FileOps.createDirectories(abs.resolve("trash"));
+    FileOps.createDirectories(abs.resolve("uploads"));
     FileChannel ch = FileChannel.open(sys.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     FileLock lock;
     try {

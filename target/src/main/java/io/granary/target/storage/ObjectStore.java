@@ -61,6 +61,13 @@ public final class ObjectStore implements AutoCloseable {
   private final String pidHex = Long.toHexString(ProcessHandle.current().pid());
   private volatile SpaceGuard spaceGuard = SpaceGuard.NONE;         // capacity policy beyond the reserve
   private volatile AccessRecorder accessRecorder = AccessRecorder.NONE; // access times, kept apart from metadata
+  private DirectorySync directorySync = FileOps::syncDirectory; // makes a rename durable; tests observe it
+
+  /** Makes the entries of a directory durable (fsync of the directory). */
+  @FunctionalInterface
+  interface DirectorySync {
+    void sync(Path dir) throws IOException;
+  }
 
   private ObjectStore(String nodeId, List<Mountpath> mountpaths, long reserveBytes) {
     this.nodeId = nodeId;
@@ -218,19 +225,26 @@ public final class ObjectStore implements AutoCloseable {
         + Long.toHexString(workSeq.incrementAndGet()) + "." + pidHex);
   }
 
-  /** Steps (2) and (3) of the commit protocol. Disk executor only. */
+  /**
+   * Steps (2) and (3) of the commit protocol. Disk executor only.
+   *
+   * <p>The intent is dropped only after the object's directory is fsynced: a rename is durable only then, and an
+   * intent that outlives a power loss is what finishes an undone rename at the next start. Publishing the metadata
+   * and dropping the intent are separate writes for that reason, and the directory sync runs outside the object's
+   * lock so readers never wait for it.
+   */
   void commit(CommitIntent intent, ObjectLocation loc) throws IOException {
     Mountpath mp = loc.mountpath();
     mp.meta().putIntent(intent);
     Path work = mp.root().resolve(intent.workFile());
     try {
-      Files.createDirectories(loc.file().getParent());
+      FileOps.createDirectories(loc.file().getParent());
       Lock write = locks.forDigest(loc.digest()).writeLock();
       write.lock();
       try {
         ObjectMeta old = mp.meta().get(loc.key());
         FileOps.moveReplacing(work, loc.file());
-        mp.meta().completeIntent(intent);
+        mp.meta().publish(intent.key(), intent.meta());
         mp.usage().addObjects(intent.meta().size() - (old == null ? 0 : old.size()));
       } finally {
         write.unlock();
@@ -241,6 +255,13 @@ public final class ObjectStore implements AutoCloseable {
       }
       throw e;
     }
+    directorySync.sync(loc.file().getParent());
+    mp.meta().dropIntent(intent.workFile());
+  }
+
+  /** Replaces how directories are synced after a commit's rename (tests check the order of the steps). */
+  void directorySync(DirectorySync sync) {
+    this.directorySync = sync;
   }
 
   /** Deletes the object; false when it did not exist. Disk executor only. */
@@ -346,10 +367,13 @@ public final class ObjectStore implements AutoCloseable {
     int finished = 0;
     for (CommitIntent intent : mp.meta().intents()) {
       Path work = mp.root().resolve(intent.workFile());
+      Path file = mp.root().resolve(intent.objectFile());
       if (Files.exists(work)) {
-        Path file = mp.root().resolve(intent.objectFile());
-        Files.createDirectories(file.getParent());
+        FileOps.createDirectories(file.getParent());
         FileOps.moveReplacing(work, file);
+      }
+      if (Files.isDirectory(file.getParent())) {
+        FileOps.syncDirectory(file.getParent()); // the rename may be ours, or one a power loss could still undo
       }
       mp.meta().completeIntent(intent);
       finished++;

@@ -585,6 +585,56 @@ class ObjectStoreTest {
   }
 
   @Test
+  void commit_syncsTheObjectsDirectoryAfterTheRename_andDropsTheIntentOnlyThen() throws IOException {
+    List<String> steps = new ArrayList<>();
+    ObjectLocation loc = store.locate(BUCKET, "durable");
+    store.directorySync(dir -> {
+      FileOps.syncDirectory(dir);
+      steps.add(dir.equals(loc.file().getParent()) + " file=" + Files.exists(loc.file())
+          + " intents=" + loc.mountpath().meta().intents().size());
+    });
+
+    put("durable", data("acknowledged"));
+
+    // The directory holding the renamed file was synced while the intent still stood, and the intent went after.
+    assertThat(steps).containsExactly("true file=true intents=1");
+    assertThat(loc.mountpath().meta().intents()).isEmpty();
+  }
+
+  @Test
+  void recover_renameUndoneByPowerLoss_whileIntentStood_finishesCommit() throws IOException {
+    ObjectLocation loc = store.locate(BUCKET, "undone");
+    Path[] work = new Path[1];
+    store.directorySync(dir -> {
+      // Power fails before the directory sync: the rename is lost, the synced intent survives.
+      CommitIntent intent = loc.mountpath().meta().intents().get(0);
+      work[0] = loc.mountpath().root().resolve(intent.workFile());
+      Files.move(loc.file(), work[0]);
+      throw new PowerLost(); // an Error: no cleanup runs, as none would
+    });
+    assertThatThrownBy(() -> put("undone", data("survives"))).isInstanceOf(PowerLost.class);
+    assertThat(work[0]).exists();
+
+    reopen();
+
+    assertThat(read(BUCKET, "undone")).isEqualTo(data("survives"));
+    assertThat(store.locate(BUCKET, "undone").mountpath().meta().intents()).isEmpty(); // the reopened mountpath
+  }
+
+  /** The process stops where this is thrown: nothing after it runs. */
+  private static final class PowerLost extends Error {
+  }
+
+  @Test
+  void createDirectories_makesEachNewDirectoryDurableInItsParent() throws IOException {
+    Path deep = tmp.resolve("a/b/c");
+    FileOps.createDirectories(deep);
+    assertThat(deep).isDirectory();
+    FileOps.createDirectories(deep); // exists: nothing to do
+    assertThat(deep).isDirectory();
+  }
+
+  @Test
   void recover_strayWorkFileWithoutIntent_isRemoved() throws IOException {
     put("x", data("kept"));
     for (Mountpath mp : store.mountpaths()) {
