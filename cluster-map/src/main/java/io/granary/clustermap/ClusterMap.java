@@ -1,12 +1,16 @@
 package io.granary.clustermap;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * An immutable, versioned snapshot of cluster membership.
@@ -20,10 +24,13 @@ import java.util.TreeMap;
  * @param proxies proxies by id
  * @param targets targets by id
  * @param created when the cluster was created
+ * @param rebalance the latest rebalance the primary started, or null before the first
+ * @param retired ids of targets that were decommissioned and left the map: they may not join again under that id
  */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ClusterMap(
     long version, String uuid, String primary, Map<String, Node> proxies, Map<String, Node> targets,
-    Instant created) {
+    Instant created, Rebalance rebalance, Set<String> retired) {
 
   public ClusterMap {
     Objects.requireNonNull(uuid, "uuid");
@@ -34,6 +41,7 @@ public record ClusterMap(
     proxies = Collections.unmodifiableMap(new TreeMap<>(proxies == null ? Map.of() : proxies));
     targets = Collections.unmodifiableMap(new TreeMap<>(targets == null ? Map.of() : targets));
     created = created == null ? Instant.EPOCH : created;
+    retired = Collections.unmodifiableSet(new TreeSet<>(retired == null ? Set.of() : retired));
     for (Map.Entry<String, Node> e : proxies.entrySet()) {
       checkEntry(e, NodeRole.PROXY);
     }
@@ -49,6 +57,12 @@ public record ClusterMap(
     if (!e.getKey().equals(e.getValue().id()) || e.getValue().role() != role) {
       throw new IllegalArgumentException("map entry '" + e.getKey() + "' does not match node " + e.getValue());
     }
+  }
+
+  /** A map without a rebalance or retired targets (tests, and maps written before rebalancing existed). */
+  public ClusterMap(long version, String uuid, String primary, Map<String, Node> proxies, Map<String, Node> targets,
+      Instant created) {
+    this(version, uuid, primary, proxies, targets, created, null, Set.of());
   }
 
   /** The first map of a new cluster: version 1 with the primary as its only node. */
@@ -71,7 +85,48 @@ public record ClusterMap(
     Map<String, Node> p = new TreeMap<>(proxies);
     Map<String, Node> t = new TreeMap<>(targets);
     (node.role() == NodeRole.PROXY ? p : t).put(node.id(), node);
-    return new ClusterMap(version + 1, uuid, primary, p, t, created);
+    return new ClusterMap(version + 1, uuid, primary, p, t, created, rebalance, retired);
+  }
+
+  /** A new version without target {@code id}, which is recorded as retired (decommissioned for good). */
+  public ClusterMap retire(String id) {
+    Map<String, Node> t = new TreeMap<>(targets);
+    t.remove(id);
+    Set<String> r = new TreeSet<>(retired);
+    r.add(id);
+    return new ClusterMap(version + 1, uuid, primary, proxies, t, created, rebalance, r);
+  }
+
+  /** A new version carrying {@code next} as the cluster's rebalance. */
+  public ClusterMap withRebalance(Rebalance next) {
+    return new ClusterMap(version + 1, uuid, primary, proxies, targets, created, next, retired);
+  }
+
+  /**
+   * This same version with {@code next} as its rebalance: for the primary only, to start a rebalance in the very
+   * version whose placement change asks for it (never on a map already published).
+   */
+  public ClusterMap startingRebalance(Rebalance next) {
+    return new ClusterMap(version, uuid, primary, proxies, targets, created, next, retired);
+  }
+
+  /**
+   * Whether every object is known to be on its owner: no rebalance has started, or the latest finished. While not
+   * settled (running or aborted), an owner that misses an object asks its peers before answering 404.
+   */
+  @JsonIgnore
+  public boolean settled() {
+    return rebalance == null || rebalance.state() == Rebalance.State.FINISHED;
+  }
+
+  /**
+   * What decides placement: each target in placement with its weight, in id order. Two maps with the same
+   * signature place every object on the same target.
+   */
+  @JsonIgnore
+  public List<String> placementSignature() {
+    return targets.values().stream().filter(n -> n.state().inPlacement()).map(n -> n.id() + "@" + n.weight())
+        .toList();
   }
 
   /** Whether {@code other} is a map of this same cluster. */

@@ -13,11 +13,13 @@ import java.util.Optional;
 public final class TargetPlacement {
   private final ClusterMap map;
   private final Rendezvous<Node> hrw;
+  private final Rendezvous<Node> everyTarget; // placement and leaving targets alike: where previous owners rank
 
   TargetPlacement(ClusterMap map) {
     this.map = map;
     List<Node> candidates = map.targets().values().stream().filter(n -> n.state().inPlacement()).toList();
     this.hrw = new Rendezvous<>(candidates, Node::id, Node::weight);
+    this.everyTarget = new Rendezvous<>(List.copyOf(map.targets().values()), Node::id, Node::weight);
   }
 
   public ClusterMap map() {
@@ -36,5 +38,22 @@ public final class TargetPlacement {
 
   public int size() {
     return hrw.size();
+  }
+
+  /**
+   * Every target of the map in HRW order for a key digest, whatever its state: where an object not yet moved by a
+   * rebalance is most likely to be. Rendezvous ranks any two targets the same way whatever the others, so the owner
+   * under a previous map comes before every other target that was placed in that map.
+   */
+  public List<Node> rankedHolders(long keyDigest) {
+    return everyTarget.ranked(keyDigest, everyTarget.size());
+  }
+
+  /**
+   * The targets that may hold objects: those in placement and, until the map is {@link ClusterMap#settled}, those
+   * that left placement but may still hold what a rebalance has not moved yet. Listings ask all of them.
+   */
+  public List<Node> holders() {
+    return map.targets().values().stream().filter(n -> n.state().inPlacement() || !map.settled()).toList();
   }
 }

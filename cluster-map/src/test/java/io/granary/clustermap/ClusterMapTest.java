@@ -37,9 +37,9 @@ class ClusterMapTest {
   }
 
   @Test
-  void placement_skipsMaintenanceAndDecommissionedNodes() {
+  void placement_skipsMaintenanceAndDecommissioningNodes() {
     ClusterMap m = threeTargets();
-    for (NodeState out : new NodeState[] {NodeState.MAINTENANCE, NodeState.DECOMMISSIONED}) {
+    for (NodeState out : new NodeState[] {NodeState.MAINTENANCE, NodeState.DECOMMISSIONING}) {
       for (int i = 0; i < 1000; i++) {
         long k = PlacementKey.digest(Bucket.local("bkt"), "o" + i);
         Node owner = m.placement().owner(k).orElseThrow();
@@ -47,6 +47,95 @@ class ClusterMapTest {
         assertThat(without.placement().owner(k).orElseThrow().id()).isNotEqualTo(owner.id());
       }
     }
+  }
+
+  @Test
+  void placement_suspendedOwnerKeepsItsObjects() {
+    ClusterMap m = threeTargets();
+    long k = PlacementKey.digest(Bucket.local("bkt"), "obj");
+    Node owner = m.placement().owner(k).orElseThrow();
+
+    ClusterMap suspended = m.withNode(owner.withState(NodeState.SUSPENDED));
+    assertThat(suspended.placement().owner(k).orElseThrow().id()).isEqualTo(owner.id());
+    assertThat(suspended.placementSignature()).isEqualTo(m.placementSignature());
+  }
+
+  @Test
+  void placementSignature_changesWithMembershipWeightAndLeaving_notWithOffline() {
+    ClusterMap m = threeTargets();
+    Node t2 = m.targets().get("t2");
+    assertThat(m.withNode(t2.withState(NodeState.OFFLINE)).placementSignature()).isEqualTo(m.placementSignature());
+    assertThat(m.withNode(t2.withState(NodeState.MAINTENANCE)).placementSignature())
+        .isNotEqualTo(m.placementSignature());
+    assertThat(m.withNode(t2.withWeight(2)).placementSignature()).isNotEqualTo(m.placementSignature());
+    assertThat(m.withNode(new Node("t4", NodeRole.TARGET, "http://h:4", NodeState.ACTIVE, 1)).placementSignature())
+        .isNotEqualTo(m.placementSignature());
+  }
+
+  @Test
+  void rankedHolders_putThePreviousOwnerFirstAmongTheTargetsOfThePreviousMap() {
+    ClusterMap before = threeTargets();
+    ClusterMap after = before.withNode(new Node("t4", NodeRole.TARGET, "http://h:4", NodeState.ACTIVE, 1))
+        .withNode(before.targets().get("t1").withState(NodeState.DECOMMISSIONING));
+    for (int i = 0; i < 2000; i++) {
+      long k = PlacementKey.digest(Bucket.local("bkt"), "o" + i);
+      String previous = before.placement().owner(k).orElseThrow().id();
+      String now = after.placement().owner(k).orElseThrow().id();
+      java.util.List<String> ranked = after.placement().rankedHolders(k).stream().map(Node::id).toList();
+      assertThat(ranked).hasSize(4);
+      // Among the targets placed before, the previous owner ranks first; among those placed now, the owner.
+      assertThat(ranked.stream().filter(id -> !id.equals("t4")).findFirst().orElseThrow()).isEqualTo(previous);
+      assertThat(ranked.stream().filter(id -> !id.equals("t1")).findFirst().orElseThrow()).isEqualTo(now);
+    }
+  }
+
+  @Test
+  void holders_includeLeavingTargetsUntilTheRebalanceFinishes() {
+    Instant t = Instant.parse("2026-11-26T00:00:00Z");
+    ClusterMap m = threeTargets().withNode(
+        new Node("t3", NodeRole.TARGET, "http://127.0.0.1:51083", NodeState.MAINTENANCE, 1));
+    assertThat(m.settled()).isTrue();
+    ClusterMap running = m.withRebalance(Rebalance.next(m.rebalance(), t));
+    assertThat(running.settled()).isFalse();
+    assertThat(running.placement().holders()).extracting(Node::id).containsExactly("t1", "t2", "t3");
+    ClusterMap aborted = running.withRebalance(running.rebalance().ended(Rebalance.State.ABORTED, t));
+    assertThat(aborted.settled()).as("aborted: objects may still be misplaced").isFalse();
+    ClusterMap finished = running.withRebalance(running.rebalance().ended(Rebalance.State.FINISHED, t));
+    assertThat(finished.settled()).isTrue();
+    assertThat(finished.placement().holders()).extracting(Node::id).containsExactly("t1", "t2");
+  }
+
+  @Test
+  void retire_removesTheTargetAndRemembersItsId() {
+    ClusterMap m = threeTargets().retire("t2");
+    assertThat(m.version()).isEqualTo(5);
+    assertThat(m.targets()).containsOnlyKeys("t1", "t3");
+    assertThat(m.retired()).containsExactly("t2");
+  }
+
+  @Test
+  void rebalance_jobIdsRoundTrip_andNextCountsUp() {
+    Instant t = Instant.parse("2026-11-26T00:00:00Z");
+    Rebalance first = Rebalance.next(null, t);
+    assertThat(first.id()).isEqualTo(1);
+    assertThat(Rebalance.next(first, t).jobId()).isEqualTo("rb-2");
+    assertThat(Rebalance.idOf("rb-2")).isEqualTo(2);
+    for (String bad : new String[] {"rb-", "rb-x", "rb-0", "rb--1", "pf-12", null}) {
+      assertThat(Rebalance.idOf(bad)).as(bad).isEqualTo(-1);
+    }
+  }
+
+  @Test
+  void json_roundTripsRebalanceAndRetired_andReadsMapsWithoutThem() throws Exception {
+    Instant t = Instant.parse("2026-11-26T00:00:00Z");
+    ClusterMap m = threeTargets().retire("t3").withRebalance(Rebalance.next(null, t));
+    String json = ClusterJson.mapper().writeValueAsString(m);
+    assertThat(json).contains("\"rebalance\":{\"id\":1,\"state\":\"running\"", "\"retired\":[\"t3\"]");
+    assertThat(ClusterJson.mapper().readValue(json, ClusterMap.class)).isEqualTo(m);
+
+    String old = ClusterJson.mapper().writeValueAsString(threeTargets());
+    assertThat(old).doesNotContain("rebalance", "retired");
+    assertThat(ClusterJson.mapper().readValue(old, ClusterMap.class)).isEqualTo(threeTargets());
   }
 
   @Test
@@ -78,6 +167,8 @@ class ClusterMapTest {
   @Test
   void nodeState_parseNamesValidValues() {
     assertThat(NodeState.parse("Maintenance")).isEqualTo(NodeState.MAINTENANCE);
-    assertThatThrownBy(() -> NodeState.parse("gone")).hasMessageContaining("active, offline, maintenance");
+    assertThat(NodeState.parse("decommissioned")).isEqualTo(NodeState.DECOMMISSIONING);
+    assertThat(NodeState.DECOMMISSIONING.wireName()).isEqualTo("decommissioning");
+    assertThatThrownBy(() -> NodeState.parse("gone")).hasMessageContaining("active, offline, suspended, maintenance");
   }
 }

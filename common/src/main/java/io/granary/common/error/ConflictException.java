@@ -9,6 +9,8 @@ public final class ConflictException extends ApiException {
   public static final String CLUSTER_MISMATCH = "ClusterMismatch";
   public static final String STALE_VERSION = "StaleVersion";
   public static final String INVALID_STATE = "InvalidNodeState";
+  /** The node was decommissioned and left the map: it may not join again under its id. */
+  public static final String NODE_DECOMMISSIONED = "NodeDecommissioned";
 
   public ConflictException(String code, String message) {
     super(HttpResponseStatus.CONFLICT, code, message);

@@ -13,7 +13,8 @@ public final class Pages {
   private Pages() {}
 
   /**
-   * Merges pages (from mountpaths or targets) into one of at most {@code limit} items, each name once. The token
+   * Merges pages (from mountpaths or targets) into one of at most {@code limit} items, each name once (the newest
+   * copy when sources disagree). The token
    * resumes after the last item, which is right because every item a source held back sorts after its own last
    * item, and that sorts at or after the cut. {@code more} says some source has more beyond its page.
    */
@@ -21,7 +22,8 @@ public final class Pages {
     TreeMap<String, ObjectEntry> items = new TreeMap<>(NameOrder.INSTANCE); // null value: a common prefix
     for (ListPage p : pages) {
       for (ObjectEntry e : p.entries()) {
-        items.put(e.name(), e);
+        // A name on two sources (a copy moved by a rebalance, its source not yet removed): the newer copy wins.
+        items.merge(e.name(), e, (a, b) -> a == null ? b : b.mtime() > a.mtime() ? b : a);
       }
       for (String prefix : p.prefixes()) {
         items.putIfAbsent(prefix, null);

@@ -1,6 +1,5 @@
 package io.granary.common.membership;
 
-import io.granary.clustermap.NodeState;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ConflictException;
@@ -16,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * Keeps a non-primary node registered with the primary: registers at start (retrying with backoff until the
  * primary answers), then checks periodically that the map it holds still lists it at its URL, and registers again
  * if not (for example after the primary lost its state). A node that finds itself in another cluster stops: that
- * is an operator error no retry can fix.
+ * is an operator error no retry can fix. A node that was decommissioned (it left the map, and the primary refuses
+ * its id) stops too, as its job is done.
  */
 public final class ClusterJoiner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClusterJoiner.class);
@@ -29,6 +29,7 @@ public final class ClusterJoiner implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final Duration checkInterval;
   private final Consumer<String> onFatal;
+  private final Runnable onDecommissioned;
   private volatile ScheduledFuture<?> next;
   private volatile boolean closed;
   private long backoffMs = 250;
@@ -39,6 +40,17 @@ public final class ClusterJoiner implements AutoCloseable {
    */
   public ClusterJoiner(ClusterMetadataHolder holder, ControlClient client, String primaryUrl, NodeRegistration self,
       ScheduledExecutorService scheduler, Duration checkInterval, Consumer<String> onFatal) {
+    this(holder, client, primaryUrl, self, scheduler, checkInterval, onFatal, () -> onFatal.accept("decommissioned"));
+  }
+
+  /**
+   * @param onDecommissioned called once when the node learns it was decommissioned (its data has moved and it left
+   *     the map): it has nothing left to do
+   */
+  public ClusterJoiner(ClusterMetadataHolder holder, ControlClient client, String primaryUrl, NodeRegistration self,
+      ScheduledExecutorService scheduler, Duration checkInterval, Consumer<String> onFatal,
+      Runnable onDecommissioned) {
+    this.onDecommissioned = onDecommissioned;
     this.holder = holder;
     this.client = client;
     this.primaryUrl = primaryUrl.endsWith("/") ? primaryUrl.substring(0, primaryUrl.length() - 1) : primaryUrl;
@@ -71,6 +83,11 @@ public final class ClusterJoiner implements AutoCloseable {
           return;
         }
         Throwable cause = ControlClient.cause(err);
+        if (cause instanceof ControlClient.RemoteCallException rce
+            && ConflictException.NODE_DECOMMISSIONED.equals(rce.error().code())) {
+          decommissioned();
+          return;
+        }
         if (cause instanceof ControlClient.RemoteCallException rce && rce.status() >= 400 && rce.status() < 500
             && rce.status() != 404 && rce.status() != 408) {
           // Another cluster, a decommissioned id, an invalid registration: retrying cannot fix it.
@@ -96,8 +113,12 @@ public final class ClusterJoiner implements AutoCloseable {
   }
 
   private void check() {
+    if (holder.snapshot().map(s -> s.map().retired().contains(self.id())).orElse(false)) {
+      decommissioned();
+      return;
+    }
     boolean listed = holder.snapshot().flatMap(s -> s.map().node(self.id()))
-        .filter(n -> n.url().equals(stripSlash(self.url())) && n.state() != NodeState.DECOMMISSIONED)
+        .filter(n -> n.url().equals(stripSlash(self.url())))
         .isPresent();
     if (listed) {
       schedule(this::check, checkInterval.toMillis());
@@ -109,6 +130,12 @@ public final class ClusterJoiner implements AutoCloseable {
 
   private static String stripSlash(String u) {
     return u.endsWith("/") ? u.substring(0, u.length() - 1) : u;
+  }
+
+  private void decommissioned() {
+    log.info("node={} was decommissioned: its objects have moved and it left the map; it can be removed", self.id());
+    closed = true;
+    onDecommissioned.run();
   }
 
   private void fatal(String reason) {

@@ -51,7 +51,7 @@ final class BucketDeleteHandler implements RequestHandler {
     boolean force = "true".equals(forceParam);
     BucketProps props = cluster.requireBucket(bucket);
     ClusterMetadataHolder.Snapshot s = cluster.require();
-    List<Node> targets = s.map().targets().values().stream().filter(n -> n.state().inPlacement()).toList();
+    List<Node> targets = s.placement().holders();
     if (force || props.isRemote()) { // a remote bucket is only unregistered: its copies go, its store stays
       delete(ex, bucket);
       return;

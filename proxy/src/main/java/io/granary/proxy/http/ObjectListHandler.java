@@ -33,8 +33,7 @@ final class ObjectListHandler implements RequestHandler {
     BucketProps bucket = cluster.requireBucket(
         ObjectAddress.bucket(ex.path().decodedAfter(ApiPaths.BUCKETS_SLASH), ex.queryParam("provider")));
     ListParams params = ListParams.parse(ex);
-    List<Node> targets = cluster.require().map().targets().values().stream()
-        .filter(n -> n.state().inPlacement()).toList();
+    List<Node> targets = cluster.require().placement().holders();
     lister.listForClient(targets, bucket, params, "true".equalsIgnoreCase(ex.queryParam("cached")))
         .whenComplete((page, err) -> {
       if (err != null) {

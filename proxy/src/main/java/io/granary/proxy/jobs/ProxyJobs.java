@@ -232,9 +232,6 @@ public final class ProxyJobs {
     Map<String, Answer<T>> out = Collections.synchronizedMap(new TreeMap<>());
     List<CompletableFuture<Void>> calls = new ArrayList<>();
     for (Node t : cluster.require().map().targets().values()) {
-      if (t.state() == NodeState.DECOMMISSIONED) {
-        continue;
-      }
       if (t.state() == NodeState.OFFLINE) {
         out.put(t.id(), new Answer<>(Optional.empty(), "target " + t.id() + " is offline"));
         continue;

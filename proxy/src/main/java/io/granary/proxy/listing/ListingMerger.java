@@ -28,8 +28,10 @@ import java.util.concurrent.CompletableFuture;
  * limit. The next page starts after the last name returned, which is correct because every name a target held
  * back sorts after its last returned name, which sorts at or after the cut.
  *
- * <p>An offline target makes the listing fail with 503: a listing that silently skips a target's objects would
- * look complete and be wrong.
+ * <p>The targets asked are every one that may hold objects ({@code TargetPlacement#holders}): during a rebalance an
+ * object may still be on a target that left placement, and a name found on two targets (moved, its source copy not
+ * yet removed) is listed once, with the newer copy. A target that cannot answer (offline, suspended) makes the
+ * listing fail with 503: a listing that silently skips a target's objects would look complete and be wrong.
  */
 public final class ListingMerger {
   private static final JavaType PAGE = ClusterJson.mapper().constructType(ListPage.class);
@@ -59,9 +61,10 @@ public final class ListingMerger {
   public CompletableFuture<ListPage> list(List<Node> targets, BucketProps bucket, ListParams params) {
     List<CompletableFuture<ListPage>> pages = new ArrayList<>();
     for (Node t : targets) {
-      if (t.state() == NodeState.OFFLINE) {
+      if (!t.state().serving()) {
         return CompletableFuture.failedFuture(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
-            "target " + t.id() + " is offline; the listing of " + bucket.bucket() + " would be incomplete", 5));
+            "target " + t.id() + " is " + t.state().wireName() + "; the listing of " + bucket.bucket()
+                + " would be incomplete", 5));
       }
       pages.add(client.get(url(t, bucket, params), PAGE).thenApply(p -> (ListPage) p)
           .exceptionallyCompose(err -> CompletableFuture.failedFuture(wrap(t, err))));

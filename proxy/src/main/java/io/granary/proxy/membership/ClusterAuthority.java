@@ -2,7 +2,9 @@ package io.granary.proxy.membership;
 
 import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.NodeState;
+import io.granary.clustermap.Rebalance;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketMetadata;
 import io.granary.clustermap.bucket.BucketProps;
@@ -20,6 +22,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +30,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The primary proxy's single-writer authority over cluster metadata. Every change makes a new version, is
  * persisted through the local {@link ClusterMetadataHolder}, then handed to the {@link MetadataPusher}. Methods
- * are synchronized (changes are rare and small) and block on disk: call them off the event loop.
+ * are synchronized (changes are rare and small), so concurrent changes are applied one after the other, each
+ * checked against the state the previous one left; they block on disk: call them off the event loop.
+ *
+ * <p>A change of placement (a target joins, leaves placement, returns, or changes weight) starts a new
+ * {@link Rebalance} in the very version that makes it, so every target learns of the new owners and of the need to
+ * move objects at once.
  */
 public final class ClusterAuthority {
   private static final Logger log = LoggerFactory.getLogger(ClusterAuthority.class);
@@ -36,11 +44,18 @@ public final class ClusterAuthority {
   private final ClusterMetadataHolder holder;
   private final MetadataPusher pusher;
   private final Clock clock;
+  private final LeaveGuard leaveGuard;
 
   public ClusterAuthority(ClusterMetadataHolder holder, MetadataPusher pusher, Clock clock) {
+    this(holder, pusher, clock, LeaveGuard.NONE);
+  }
+
+  /** @param leaveGuard refuses changes that take targets out of placement when the rest cannot hold their data */
+  public ClusterAuthority(ClusterMetadataHolder holder, MetadataPusher pusher, Clock clock, LeaveGuard leaveGuard) {
     this.holder = holder;
     this.pusher = pusher;
     this.clock = clock;
+    this.leaveGuard = leaveGuard;
   }
 
   /**
@@ -78,6 +93,10 @@ public final class ClusterAuthority {
     }
     ClusterMetadata md = holder.require().metadata();
     ClusterMap map = md.map();
+    if (map.retired().contains(reg.id())) {
+      throw new ConflictException(ConflictException.NODE_DECOMMISSIONED,
+          "node " + reg.id() + " was decommissioned and cannot rejoin under the same id");
+    }
     Node existing = map.node(reg.id()).orElse(null);
     Node next;
     try {
@@ -87,10 +106,6 @@ public final class ClusterAuthority {
         if (existing.role() != reg.role()) {
           throw new ConflictException(ConflictException.INVALID_STATE,
               "node id " + reg.id() + " is already a " + existing.role().wireName());
-        }
-        if (existing.state() == NodeState.DECOMMISSIONED) {
-          throw new ConflictException(ConflictException.INVALID_STATE,
-              "node " + reg.id() + " was decommissioned and cannot rejoin under the same id");
         }
         NodeState state = existing.state() == NodeState.OFFLINE ? NodeState.ACTIVE : existing.state();
         next = new Node(reg.id(), reg.role(), reg.url(), state, reg.weight() > 0 ? reg.weight() : existing.weight());
@@ -107,7 +122,12 @@ public final class ClusterAuthority {
     return publish(new ClusterMetadata(map.withNode(next), md.buckets()));
   }
 
-  /** Sets a node's state as an operator asks: active (from maintenance), maintenance or decommissioned. */
+  /**
+   * Sets a node's state as an operator asks: active (from maintenance, suspension or decommissioning), suspended
+   * (maintenance without rebalance), maintenance (with rebalance) or decommissioning. Taking a target out of placement
+   * is refused with 409 when no target would stay in placement, or when the others cannot hold its data
+   * ({@link LeaveGuard}). A proxy being decommissioned leaves the map at once: it holds no data.
+   */
   public synchronized ClusterMetadata setState(String id, NodeState state) {
     ClusterMetadata md = holder.require().metadata();
     Node n = md.map().node(id).orElseThrow(() -> new RouteNotFoundException("/v1/cluster/nodes/" + id));
@@ -118,18 +138,106 @@ public final class ClusterAuthority {
       throw new ConflictException(ConflictException.INVALID_STATE,
           "offline is set by health checks, not by operators; use maintenance");
     }
-    if (n.state() == NodeState.DECOMMISSIONED) {
-      throw new ConflictException(ConflictException.INVALID_STATE, "node " + id + " is decommissioned");
-    }
     if (state == NodeState.ACTIVE && n.state() == NodeState.OFFLINE) {
       throw new ConflictException(ConflictException.INVALID_STATE,
           "node " + id + " is offline; it becomes active when it answers health checks again");
     }
+    if (state == NodeState.SUSPENDED && !n.state().inPlacement()) {
+      throw new ConflictException(ConflictException.INVALID_STATE, "node " + id + " is " + n.state().wireName()
+          + ": out of placement, its objects have moved; maintenance without rebalance is for a placed target");
+    }
     if (n.state() == state) {
       return md;
     }
+    if (n.role() == NodeRole.PROXY && state == NodeState.DECOMMISSIONING) {
+      log.info("node={} proxy {} decommissioned: it leaves the map", holder.nodeId(), id);
+      return publish(new ClusterMetadata(md.map().retire(id), md.buckets()));
+    }
+    ClusterMap next = md.map().withNode(n.withState(state));
+    if (n.role() == NodeRole.TARGET && n.state().inPlacement() && !state.inPlacement()) {
+      if (next.placement().size() == 0) {
+        throw new ConflictException(ConflictException.INVALID_STATE, "target " + id
+            + " is the last target in placement; its objects would have nowhere to go");
+      }
+      leaveGuard.admit(md.map(), next);
+    }
     log.info("node={} {} {} -> {}", holder.nodeId(), id, n.state().wireName(), state.wireName());
-    return publish(new ClusterMetadata(md.map().withNode(n.withState(state)), md.buckets()));
+    return publish(new ClusterMetadata(next, md.buckets()));
+  }
+
+  /** Sets a target's placement weight (relative capacity); objects move by the rebalance the change starts. */
+  public synchronized ClusterMetadata setWeight(String id, double weight) {
+    ClusterMetadata md = holder.require().metadata();
+    Node n = md.map().targets().get(id);
+    if (n == null) {
+      throw new RouteNotFoundException("/v1/cluster/nodes/" + id);
+    }
+    if (!(weight > 0) || Double.isInfinite(weight)) {
+      throw BadRequestException.invalidArgument("weight must be a positive number, got " + weight);
+    }
+    if (n.weight() == weight) {
+      return md;
+    }
+    log.info("node={} {} weight {} -> {}", holder.nodeId(), id, n.weight(), weight);
+    return publish(new ClusterMetadata(md.map().withNode(n.withWeight(weight)), md.buckets()));
+  }
+
+  /** Starts a rebalance by hand (the map is unchanged otherwise): every target checks what it holds again. */
+  public synchronized ClusterMetadata startRebalance() {
+    ClusterMetadata md = holder.require().metadata();
+    Rebalance r = Rebalance.next(md.map().rebalance(), clock.instant());
+    log.info("node={} job={} rebalance started by request", holder.nodeId(), r.jobId());
+    return publish(new ClusterMetadata(md.map().withRebalance(r), md.buckets()));
+  }
+
+  /**
+   * Aborts rebalance {@code id}: targets stop moving objects. 404 for a rebalance the cluster never had; 409 when it
+   * is not the latest or not running.
+   */
+  public synchronized ClusterMetadata abortRebalance(long id) {
+    ClusterMetadata md = holder.require().metadata();
+    Rebalance r = requireRebalance(md.map(), id);
+    if (!r.running()) {
+      throw new ConflictException("JobNotRunning", "rebalance " + r.jobId() + " is already " + r.state().wireName());
+    }
+    log.info("node={} job={} rebalance aborted by request", holder.nodeId(), r.jobId());
+    return publish(new ClusterMetadata(md.map().withRebalance(r.ended(Rebalance.State.ABORTED, clock.instant())),
+        md.buckets()));
+  }
+
+  /**
+   * Ends rebalance {@code id} once every target has reported that it holds nothing misplaced; the targets being
+   * decommissioned among {@code drained} (they hold no objects at all) leave the map. Nothing when {@code id} is not
+   * the running rebalance any more (a newer one superseded it, or it was aborted).
+   */
+  public synchronized ClusterMetadata finishRebalance(long id, Set<String> drained) {
+    ClusterMetadata md = holder.require().metadata();
+    Rebalance r = md.map().rebalance();
+    if (r == null || r.id() != id || !r.running()) {
+      return md;
+    }
+    ClusterMap next = md.map().withRebalance(r.ended(Rebalance.State.FINISHED, clock.instant()));
+    for (String t : drained) {
+      Node n = next.targets().get(t);
+      if (n != null && n.state() == NodeState.DECOMMISSIONING) {
+        next = next.retire(t);
+        log.info("node={} target {} decommissioned: its objects have moved, it leaves the map", holder.nodeId(), t);
+      }
+    }
+    log.info("node={} job={} rebalance finished", holder.nodeId(), r.jobId());
+    return publish(new ClusterMetadata(next, md.buckets()));
+  }
+
+  /** The latest rebalance if it is {@code id}; 404 for an id the cluster never had, 409 for a superseded one. */
+  private static Rebalance requireRebalance(ClusterMap map, long id) {
+    Rebalance r = map.rebalance();
+    if (r == null || id > r.id() || id < 1) {
+      throw new RouteNotFoundException("/v1/jobs/" + Rebalance.JOB_PREFIX + id);
+    }
+    if (id < r.id()) {
+      throw new ConflictException("JobSuperseded", Rebalance.JOB_PREFIX + id + " was superseded by " + r.jobId());
+    }
+    return r;
   }
 
   /** Health checks: a silent node goes offline (keeping its HRW place); an answering offline node comes back. */
@@ -190,7 +298,19 @@ public final class ClusterAuthority {
     return publish(new ClusterMetadata(md.map(), md.buckets().without(bucket)));
   }
 
+  /**
+   * Persists and pushes {@code md}. When its map places objects differently from the current one, a new
+   * rebalance starts in that same version.
+   */
   private ClusterMetadata publish(ClusterMetadata md) {
+    ClusterMap current = holder.snapshot().map(ClusterMetadataHolder.Snapshot::map).orElse(null);
+    if (current != null && md.map().version() > current.version()
+        && !md.map().placementSignature().equals(current.placementSignature())) {
+      Rebalance r = Rebalance.next(md.map().rebalance(), clock.instant());
+      md = new ClusterMetadata(md.map().startingRebalance(r), md.buckets());
+      log.info("node={} job={} rebalance started: placement {} -> {}", holder.nodeId(), r.jobId(),
+          current.placementSignature(), md.map().placementSignature());
+    }
     holder.apply(md);
     pusher.push(md);
     return md;

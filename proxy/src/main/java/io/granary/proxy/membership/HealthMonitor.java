@@ -15,8 +15,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The primary's health checks: every {@code interval} it asks each node (other than itself, and not
- * decommissioned) for {@code GET /v1/health}. A node silent for {@code offlineAfter} is marked offline; an
+ * The primary's health checks: every {@code interval} it asks each node (other than itself) for
+ * {@code GET /v1/health}. A node silent for {@code offlineAfter} is marked offline; an
  * offline node that answers is marked active again. Offline nodes keep their HRW place (see {@link NodeState}).
  */
 public final class HealthMonitor implements AutoCloseable {
@@ -69,7 +69,7 @@ public final class HealthMonitor implements AutoCloseable {
   }
 
   private void check(Node n, String primary, long now) {
-    if (n.id().equals(primary) || n.state() == NodeState.DECOMMISSIONED) {
+    if (n.id().equals(primary)) {
       return;
     }
     if (lastState.put(n.id(), n.state()) != n.state() && n.state() == NodeState.ACTIVE) {

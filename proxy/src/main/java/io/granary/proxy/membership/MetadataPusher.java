@@ -62,7 +62,7 @@ public final class MetadataPusher {
   }
 
   private void consider(Node n) {
-    if (n.id().equals(selfId) || n.state() == NodeState.DECOMMISSIONED) {
+    if (n.id().equals(selfId)) {
       nodes.remove(n.id());
       return;
     }

@@ -26,8 +26,7 @@ final class DeleteBucketHandler implements RequestHandler {
   @Override
   public void onRequest(HttpExchange ex) {
     BucketProps bucket = S3Router.resolve(ctx.cluster(), name);
-    List<Node> targets = ctx.cluster().require().map().targets().values().stream()
-        .filter(n -> n.state().inPlacement()).toList();
+    List<Node> targets = ctx.cluster().require().placement().holders();
     ctx.lister().list(targets, bucket, new ListParams("", null, 1))
         .thenCompose(page -> {
           if (!page.entries().isEmpty()) {

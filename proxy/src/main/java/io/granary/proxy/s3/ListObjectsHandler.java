@@ -57,8 +57,7 @@ final class ListObjectsHandler implements RequestHandler {
       answer(ex, prefix, delimiter, maxKeys, token, startAfter, url, new ListPage(List.of(), null));
       return;
     }
-    List<Node> targets = ctx.cluster().require().map().targets().values().stream()
-        .filter(n -> n.state().inPlacement()).toList();
+    List<Node> targets = ctx.cluster().require().placement().holders();
     String effective = after == null || after.isEmpty() ? null : after;
     ctx.lister().listForClient(targets, bucket, new ListParams(prefix, effective, maxKeys, delimiter), false)
         .whenComplete((page, err) -> {

@@ -62,9 +62,9 @@ final class ListUploadsHandler implements RequestHandler {
       if (!t.state().inPlacement()) {
         continue;
       }
-      if (t.state() == NodeState.OFFLINE) {
+      if (t.state() == NodeState.OFFLINE || t.state() == NodeState.SUSPENDED) {
         throw new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
-            "target " + t.id() + " is offline; the list of uploads would be incomplete", 5);
+            "target " + t.id() + " is " + t.state().wireName() + "; the list of uploads would be incomplete", 5);
       }
       String q = "?uploads&provider=" + bucket.bucket().provider().wireName() + "&prefix=" + enc(prefix)
           + "&key-marker=" + enc(keyMarker) + "&upload-id-marker=" + enc(uploadIdMarker) + "&max-uploads=" + (max + 1);

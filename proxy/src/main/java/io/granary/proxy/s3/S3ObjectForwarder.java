@@ -13,6 +13,7 @@ import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.membership.ObjectOwner;
 import io.granary.proxy.relay.ObjectRelay;
 import io.granary.proxy.relay.RequestBody;
 import io.netty.handler.codec.http.DefaultHttpRequest;
@@ -82,16 +83,9 @@ public final class S3ObjectForwarder {
     return new ObjectRelay(pool, new InetSocketAddress(target.getHost(), target.getPort()), owner.id(), head, body);
   }
 
-  /** The key's HRW owner; 503 when there is none or it is offline. */
+  /** The key's HRW owner; 503 when there is none or it cannot answer now. */
   Node owner(Bucket bucket, String key) {
-    ClusterMetadataHolder.Snapshot s = cluster.require();
-    Node owner = s.placement().owner(PlacementKey.digest(bucket, key)).orElseThrow(() ->
-        new ServiceUnavailableException(ServiceUnavailableException.NO_TARGETS, "no target is in the cluster yet", 5));
-    if (owner.state() == NodeState.OFFLINE) {
-      throw new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
-          "target " + owner.id() + " that owns '" + key + "' is offline; retry when it is back", 5);
-    }
-    return owner;
+    return ObjectOwner.require(cluster.require(), bucket, key);
   }
 
   private static String encodedBucket(BucketProps b) {

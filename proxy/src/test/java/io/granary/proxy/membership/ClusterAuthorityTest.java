@@ -223,19 +223,24 @@ class ClusterAuthorityTest {
 
   @Test
   void join_inMaintenance_staysInMaintenance() {
-    bootstrapWithTargets("t1");
+    bootstrapWithTargets("t1", "t2");
     authority.setState("t1", NodeState.MAINTENANCE);
     ClusterMetadata md = authority.join(target("t1"));
     assertThat(state(md, "t1")).isEqualTo(NodeState.MAINTENANCE);
   }
 
   @Test
-  void join_decommissionedNode_isRefused() throws IOException {
-    bootstrapWithTargets("t1");
-    ClusterMetadata md = authority.setState("t1", NodeState.DECOMMISSIONED);
+  void join_decommissionedNode_isRefusedOnceItLeftTheMap() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    ClusterMetadata md = authority.setState("t1", NodeState.DECOMMISSIONING);
+    assertThat(authority.join(target("t1")).map().targets().get("t1").state())
+        .as("restarted while its data moves: still decommissioning").isEqualTo(NodeState.DECOMMISSIONING);
+    ClusterMetadata done = authority.finishRebalance(md.map().rebalance().id(), java.util.Set.of("t1"));
+    assertThat(done.map().targets()).containsOnlyKeys("t2");
 
-    assertInvalidState(() -> authority.join(target("t1")));
-    assertThat(persisted()).isEqualTo(md);
+    assertThatThrownBy(() -> authority.join(target("t1"))).isInstanceOfSatisfying(ConflictException.class,
+        e -> assertThat(e.code()).isEqualTo(ConflictException.NODE_DECOMMISSIONED));
+    assertThat(persisted()).isEqualTo(done);
   }
 
   @Test
@@ -283,9 +288,9 @@ class ClusterAuthorityTest {
 
   @Test
   void healthChanged_onlyMovesBetweenActiveAndOffline() throws IOException {
-    bootstrapWithTargets("t1", "t2");
+    bootstrapWithTargets("t1", "t2", "t3");
     authority.setState("t1", NodeState.MAINTENANCE);
-    authority.setState("t2", NodeState.DECOMMISSIONED);
+    authority.setState("t2", NodeState.DECOMMISSIONING);
     long version = persisted().map().version();
 
     authority.healthChanged("t1", false);
@@ -296,30 +301,87 @@ class ClusterAuthorityTest {
 
     assertThat(persisted().map().version()).isEqualTo(version);
     assertThat(state(persisted(), "t1")).isEqualTo(NodeState.MAINTENANCE);
-    assertThat(state(persisted(), "t2")).isEqualTo(NodeState.DECOMMISSIONED);
+    assertThat(state(persisted(), "t2")).isEqualTo(NodeState.DECOMMISSIONING);
   }
 
   // ---------------------------------------------------------------- operator states
 
   @Test
-  void setState_maintenanceActiveDecommissioned_transitions() throws IOException {
-    bootstrapWithTargets("t1");
+  void setState_maintenanceActiveDecommissioning_transitions_eachStartingARebalance() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    long rebalance = persisted().map().rebalance().id();
 
     ClusterMetadata m = authority.setState("t1", NodeState.MAINTENANCE);
     assertThat(state(m, "t1")).isEqualTo(NodeState.MAINTENANCE);
-    assertThat(m.map().version()).isEqualTo(3);
-    assertThat(m.map().placement().owner(1)).as("out of placement").isEmpty();
+    assertThat(m.map().version()).isEqualTo(4);
+    assertThat(m.map().placement().owner(1).orElseThrow().id()).as("out of placement").isEqualTo("t2");
+    assertThat(m.map().rebalance().id()).as("started in the same version").isEqualTo(rebalance + 1);
+    assertThat(m.map().rebalance().running()).isTrue();
     assertThat(persisted()).isEqualTo(m);
 
     ClusterMetadata a = authority.setState("t1", NodeState.ACTIVE);
     assertThat(state(a, "t1")).isEqualTo(NodeState.ACTIVE);
-    assertThat(a.map().version()).isEqualTo(4);
+    assertThat(a.map().version()).isEqualTo(5);
+    assertThat(a.map().rebalance().id()).isEqualTo(rebalance + 2);
     assertThat(persisted()).isEqualTo(a);
 
-    ClusterMetadata d = authority.setState("t1", NodeState.DECOMMISSIONED);
-    assertThat(state(d, "t1")).isEqualTo(NodeState.DECOMMISSIONED);
-    assertThat(d.map().version()).isEqualTo(5);
+    ClusterMetadata d = authority.setState("t1", NodeState.DECOMMISSIONING);
+    assertThat(state(d, "t1")).isEqualTo(NodeState.DECOMMISSIONING);
+    assertThat(d.map().version()).isEqualTo(6);
+    assertThat(d.map().rebalance().id()).isEqualTo(rebalance + 3);
     assertThat(persisted()).isEqualTo(d);
+  }
+
+  @Test
+  void setState_suspended_keepsPlacement_andStartsNoRebalance() throws IOException {
+    ClusterMetadata before = bootstrapWithTargets("t1", "t2");
+    ClusterMetadata s = authority.setState("t1", NodeState.SUSPENDED);
+    assertThat(state(s, "t1")).isEqualTo(NodeState.SUSPENDED);
+    assertThat(s.map().placementSignature()).isEqualTo(before.map().placementSignature());
+    assertThat(s.map().rebalance()).isEqualTo(before.map().rebalance());
+    assertThat(authority.setState("t1", NodeState.ACTIVE).map().rebalance()).isEqualTo(before.map().rebalance());
+  }
+
+  @Test
+  void join_newTargetOrNewWeight_startsARebalance_refreshDoesNot() {
+    ClusterMetadata one = bootstrapWithTargets("t1");
+    long first = one.map().rebalance().id();
+    ClusterMetadata two = authority.join(target("t2"));
+    assertThat(two.map().rebalance().id()).isEqualTo(first + 1);
+    assertThat(authority.join(target("t2")).map().rebalance().id()).as("same registration").isEqualTo(first + 1);
+    authority.healthChanged("t2", false);
+    assertThat(authority.join(target("t2")).map().rebalance().id()).as("back from offline").isEqualTo(first + 1);
+    ClusterMetadata heavier = authority.join(new NodeRegistration("t2", NodeRole.TARGET, DEAD_URL + "/t2", 3));
+    assertThat(heavier.map().rebalance().id()).isEqualTo(first + 2);
+    assertThat(authority.setWeight("t1", 3).map().rebalance().id()).isEqualTo(first + 3);
+  }
+
+  @Test
+  void rebalance_startAbortFinish_byIdOnly() throws IOException {
+    bootstrapWithTargets("t1");
+    ClusterMetadata started = authority.startRebalance();
+    long id = started.map().rebalance().id();
+    assertThat(started.map().rebalance().running()).isTrue();
+    assertThat(started.map().settled()).isFalse();
+
+    assertThatThrownBy(() -> authority.abortRebalance(id + 1)).isInstanceOf(RouteNotFoundException.class);
+    assertThatThrownBy(() -> authority.abortRebalance(id - 1)).isInstanceOfSatisfying(ConflictException.class,
+        e -> assertThat(e.code()).isEqualTo("JobSuperseded"));
+    assertThat(authority.finishRebalance(id - 1, java.util.Set.of())).as("an older id changes nothing")
+        .isEqualTo(started);
+
+    ClusterMetadata aborted = authority.abortRebalance(id);
+    assertThat(aborted.map().rebalance().state()).isEqualTo(io.granary.clustermap.Rebalance.State.ABORTED);
+    assertThat(aborted.map().settled()).as("objects may still be misplaced").isFalse();
+    assertThatThrownBy(() -> authority.abortRebalance(id)).isInstanceOfSatisfying(ConflictException.class,
+        e -> assertThat(e.code()).isEqualTo("JobNotRunning"));
+    assertThat(authority.finishRebalance(id, java.util.Set.of())).as("aborted stays aborted").isEqualTo(aborted);
+
+    ClusterMetadata again = authority.startRebalance();
+    ClusterMetadata finished = authority.finishRebalance(again.map().rebalance().id(), java.util.Set.of("t1"));
+    assertThat(finished.map().settled()).isTrue();
+    assertThat(finished.map().targets()).as("t1 is not leaving: stays").containsOnlyKeys("t1");
+    assertThat(persisted()).isEqualTo(finished);
   }
 
   @Test
@@ -330,28 +392,55 @@ class ClusterAuthorityTest {
   }
 
   @Test
-  void setState_offlineNodeToMaintenanceOrDecommissioned_isAllowed() {
-    bootstrapWithTargets("t1", "t2");
+  void setState_offlineNodeToMaintenanceOrDecommissioning_isAllowed() {
+    bootstrapWithTargets("t1", "t2", "t3");
     authority.healthChanged("t1", false);
     authority.healthChanged("t2", false);
     assertThat(state(authority.setState("t1", NodeState.MAINTENANCE), "t1")).isEqualTo(NodeState.MAINTENANCE);
-    assertThat(state(authority.setState("t2", NodeState.DECOMMISSIONED), "t2")).isEqualTo(NodeState.DECOMMISSIONED);
+    assertThat(state(authority.setState("t2", NodeState.DECOMMISSIONING), "t2"))
+        .isEqualTo(NodeState.DECOMMISSIONING);
+  }
+
+  @Test
+  void setState_lastTargetInPlacement_cannotLeave() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    authority.setState("t1", NodeState.MAINTENANCE);
+    ClusterMetadata before = persisted();
+    assertInvalidState(() -> authority.setState("t2", NodeState.DECOMMISSIONING));
+    assertInvalidState(() -> authority.setState("t2", NodeState.MAINTENANCE));
+    assertThat(persisted()).isEqualTo(before);
+    assertThat(state(authority.setState("t2", NodeState.SUSPENDED), "t2")).as("suspended keeps its place")
+        .isEqualTo(NodeState.SUSPENDED);
+  }
+
+  @Test
+  void setState_leaveGuardRefusal_changesNothing() throws IOException {
+    ClusterMetadataHolder holder = new ClusterMetadataHolder("p1", new MetadataFiles(List.of(dir)));
+    MetadataPusher pusher = new MetadataPusher("p1", new ControlClient(Duration.ofMillis(500), httpExecutor), scheduler);
+    authority = new ClusterAuthority(holder, pusher, Clock.fixed(NOW, ZoneOffset.UTC), (current, next) -> {
+      throw new ConflictException("InsufficientCapacity", "the rest cannot hold it");
+    });
+    bootstrapWithTargets("t1", "t2");
+    ClusterMetadata before = persisted();
+    assertThatThrownBy(() -> authority.setState("t1", NodeState.DECOMMISSIONING))
+        .isInstanceOfSatisfying(ConflictException.class, e -> assertThat(e.code()).isEqualTo("InsufficientCapacity"));
+    assertThat(persisted()).isEqualTo(before);
+    assertThat(state(authority.setState("t1", NodeState.SUSPENDED), "t1")).as("no data moves: not asked")
+        .isEqualTo(NodeState.SUSPENDED);
   }
 
   @Test
   void setState_forbiddenTransitions_areInvalidNodeState() throws IOException {
     bootstrapWithTargets("t1", "t2", "t3");
     authority.healthChanged("t2", false);
-    authority.setState("t3", NodeState.DECOMMISSIONED);
+    authority.setState("t3", NodeState.MAINTENANCE);
     ClusterMetadata before = persisted();
 
     assertInvalidState(() -> authority.setState("t1", NodeState.OFFLINE)); // offline is for health checks
     assertInvalidState(() -> authority.setState("p1", NodeState.MAINTENANCE)); // the primary
     assertInvalidState(() -> authority.setState("p1", NodeState.ACTIVE));
     assertInvalidState(() -> authority.setState("t2", NodeState.ACTIVE)); // offline -> active only by health
-    for (NodeState s : NodeState.values()) {
-      assertInvalidState(() -> authority.setState("t3", s)); // nothing after decommissioned
-    }
+    assertInvalidState(() -> authority.setState("t3", NodeState.SUSPENDED)); // out of placement already
 
     assertThat(persisted()).isEqualTo(before);
   }
