@@ -1,5 +1,6 @@
 package io.granary.cli;
 
+import io.granary.common.membership.ClusterJoiner;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -31,7 +32,8 @@ final class NodeRunner {
           parent -> parent.onExit().thenRun(() -> System.exit(0)),
           () -> System.exit(0));
     }
-    fatal.onFatal(reason -> System.exit(2));
+    // A decommissioned node's work is done: it exits cleanly. Any other reason is an error.
+    fatal.onFatal(reason -> System.exit(ClusterJoiner.DECOMMISSIONED.equals(reason) ? 0 : 2));
     closed.await();
     return 0;
   }

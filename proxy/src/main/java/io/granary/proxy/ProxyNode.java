@@ -25,6 +25,9 @@ import io.granary.proxy.jobs.ProxyJobs;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.HealthMonitor;
 import io.granary.proxy.membership.MetadataPusher;
+import io.granary.proxy.rebalance.CapacityGuard;
+import io.granary.proxy.rebalance.RebalanceCoordinator;
+import io.granary.proxy.rebalance.RebalanceJobs;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -90,7 +93,7 @@ public final class ProxyNode implements AutoCloseable {
     MetadataPusher pusher = null;
     if (primary) {
       pusher = new MetadataPusher(id, client, scheduler);
-      authority = new ClusterAuthority(holder, pusher, Clock.systemUTC());
+      authority = new ClusterAuthority(holder, pusher, Clock.systemUTC(), new CapacityGuard(client));
     }
     Transport transport = Transport.best();
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
@@ -103,7 +106,9 @@ public final class ProxyNode implements AutoCloseable {
         new ListingMerger(client, remotes, remotePool), new RequestAuthenticator(cfg.credentials(), cfg.anonymous(), Clock.systemUTC()),
         cfg.nativeAuth(), cfg.s3Redirect());
     // ---- prefetch jobs (io.granary.proxy.jobs): stateless fan-out to targets; the scheduler times ?wait polls
-    ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler));
+    // ---- rebalance (io.granary.proxy.rebalance): a job kind of its own, coordinated by the primary
+    RebalanceJobs rebalanceJobs = new RebalanceJobs(holder, authority, cfg.primaryUrl(), client, control, scheduler);
+    ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler), List.of(rebalanceJobs));
     // ---- end prefetch jobs
     ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx), jobs);
     HttpServer server;
@@ -129,7 +134,13 @@ public final class ProxyNode implements AutoCloseable {
       HealthMonitor monitor = new HealthMonitor(holder, authority, healthClient, scheduler, control::execute,
           cfg.healthInterval(), cfg.offlineAfter(), Clock.systemUTC());
       monitor.start();
-      membership = monitor;
+      RebalanceCoordinator coordinator = new RebalanceCoordinator(holder, authority, client, scheduler, control,
+          RebalanceCoordinator.INTERVAL);
+      coordinator.start();
+      membership = () -> {
+        coordinator.close();
+        monitor.close();
+      };
     } else {
       ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
           new NodeRegistration(id, NodeRole.PROXY, url, 0), scheduler, Duration.ofSeconds(10), onFatal);

@@ -1,5 +1,6 @@
 package io.granary.target;
 
+import io.granary.target.rebalance.RebalanceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,12 +25,22 @@ import java.util.Objects;
  * @param clusterSecret the cluster secret; when set, the target serves only requests signed with it (proxies
  *     and the primary sign theirs) and signs its own; null runs without intra-cluster authentication
  * @param cache cold GET and space settings for remote buckets
+ * @param rebalance how this target moves objects to others
  */
 public record TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths,
     String primaryUrl, double weight, long reserveBytes, int ioThreads, int diskThreads, Duration idleTimeout,
-    Duration rejoinCheck, Duration multipartTtl, String clusterSecret, CacheConfig cache) {
+    Duration rejoinCheck, Duration multipartTtl, String clusterSecret, CacheConfig cache, RebalanceConfig rebalance) {
+
+  /** A target with the default rebalance settings. */
+  public TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths, String primaryUrl,
+      double weight, long reserveBytes, int ioThreads, int diskThreads, Duration idleTimeout, Duration rejoinCheck,
+      Duration multipartTtl, String clusterSecret, CacheConfig cache) {
+    this(id, host, port, publicUrl, mountpaths, primaryUrl, weight, reserveBytes, ioThreads, diskThreads, idleTimeout,
+        rejoinCheck, multipartTtl, clusterSecret, cache, null);
+  }
 
   public TargetConfig {
+    rebalance = rebalance == null ? RebalanceConfig.DEFAULTS : rebalance;
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(primaryUrl, "primaryUrl");
     mountpaths = List.copyOf(mountpaths);

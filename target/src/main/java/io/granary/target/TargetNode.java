@@ -20,6 +20,11 @@ import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.TargetRouter;
 import io.granary.target.jobs.TargetJobRoutes;
 import io.granary.target.jobs.TargetJobs;
+import io.granary.target.rebalance.NeighborLookup;
+import io.granary.target.rebalance.NeighborObjectHandlers;
+import io.granary.target.rebalance.ObjectTransport;
+import io.granary.target.rebalance.Rebalancer;
+import io.granary.target.rebalance.TransportRoutes;
 import io.granary.backend.RemoteBuckets;
 import io.granary.target.multipart.MultipartStore;
 import io.granary.target.s3.CopySource;
@@ -63,11 +68,13 @@ public final class TargetNode implements AutoCloseable {
   private final RemoteBuckets remotes;
   private final SpaceManager space; // capacity, access times, LRU eviction (io.granary.target.space)
   private final TargetJobs jobs; // prefetch jobs (io.granary.target.jobs)
+  private final Rebalancer rebalancer; // moves objects to their owners (io.granary.target.rebalance)
 
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
-      ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs) {
+      ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer) {
     this.jobs = jobs;
+    this.rebalancer = rebalancer;
     this.space = space;
     this.upstream = upstream;
     this.cold = cold;
@@ -113,10 +120,10 @@ public final class TargetNode implements AutoCloseable {
     space.start();
     // ---- end space management
 
-    Transport transport = Transport.best();
-    EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
+    Transport net = Transport.best();
+    EventLoopGroup workers = net.newGroup(cfg.ioThreads(), "http-" + id);
     ClusterSigner signer = cfg.clusterSecret() == null ? null : ClusterSigner.of(cfg.clusterSecret());
-    UpstreamPool upstream = new UpstreamPool(transport, 64, 1024);
+    UpstreamPool upstream = new UpstreamPool(net, 64, 1024);
     RemoteBuckets remotes = new RemoteBuckets(cfg.cache().backendReadTimeout(), 4 * cfg.cache().coldThreads());
     ColdObjects cold = new ColdObjects(id, store, remotes, cfg.cache(), upstream);
     multipart.writeThroughWith(cold::writeThrough);
@@ -129,7 +136,35 @@ public final class TargetNode implements AutoCloseable {
             log.warn("node={} bucket={} remote client not ready: {}", id, b.bucket(), e.getMessage());
           }
         })));
-    ObjectHandlers handlers = new CachingObjectHandlers(cold, disk);
+    // ---- rebalance (io.granary.target.rebalance): objects move to their owners; reads find them meanwhile
+    Rebalancer rebalancer = new Rebalancer(id, holder, store, upstream, workers, signer, cfg.rebalance(),
+        new Rebalancer.Space() {
+          @Override
+          public long heldBytes() {
+            return store.mountpaths().stream().mapToLong(mp -> mp.usage().objectBytes()).sum();
+          }
+
+          @Override
+          public long roomBytes() {
+            long room = 0;
+            for (Mountpath mp : store.mountpaths()) {
+              try {
+                var c = space.capacity(mp);
+                room += Math.max(0, c.bytesAt(cfg.cache().highWatermark()) - c.usedBytes());
+              } catch (IOException e) {
+                // an unmeasurable mountpath takes nothing
+              }
+            }
+            return room;
+          }
+        });
+    // Pushing a neighbor's object here can take as long as sending a large object between two targets.
+    NeighborLookup neighbors = new NeighborLookup(id, holder, new ControlClient(Duration.ofMinutes(5), null, signer),
+        store);
+    ObjectHandlers handlers = new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk), store, neighbors,
+        rebalancer.relocation(), disk);
+    TransportRoutes transport = new TransportRoutes(holder, rebalancer, disk);
+    // ---- end rebalance
     // ---- prefetch jobs (io.granary.target.jobs): each job fills through the cold-GET path
     TargetJobs jobs = new TargetJobs(id, holder, cold, remotes, TargetJobs.DEFAULT_CONCURRENCY,
         TargetJobs.MAX_CONCURRENCY);
@@ -137,12 +172,14 @@ public final class TargetNode implements AutoCloseable {
     S3TargetRoutes s3 = new S3TargetRoutes(new S3ObjectApi(holder, S3Errors.RENDERER), store, multipart, disk,
         new CopySource(holder, upstream, signer), handlers);
     TargetRouter router = new TargetRouter(holder, store, disk, s3, multipart, signer, handlers,
-        new TargetJobRoutes(jobs));
+        new TargetJobRoutes(jobs))
+        .mount(ObjectTransport.PREFIX, transport::route)
+        .mount(ObjectTransport.PROGRESS, transport::route);
     HttpServer server;
     try {
       // Prometheus metrics (io.granary.target.metrics): GET /metrics, answered before the router's signature check
       NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, mps, jobs);
-      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, transport, workers,
+      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, net, workers,
           (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -161,12 +198,13 @@ public final class TargetNode implements AutoCloseable {
     ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
     joiner.start();
+    rebalancer.start();
     scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
         1, 60, TimeUnit.MINUTES);
     log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
-        cfg.host() + ":" + server.port(), cfg.mountpaths(), transport);
+        cfg.host() + ":" + server.port(), cfg.mountpaths(), net);
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs);
+        jobs, rebalancer);
   }
 
   /** Bucket incarnations that left the bucket metadata lose their local data. */
@@ -218,6 +256,7 @@ public final class TargetNode implements AutoCloseable {
   @Override
   public void close() throws IOException {
     joiner.close();
+    rebalancer.close(); // stops sending before connections and storage close
     scheduler.shutdownNow();
     server.close();
     upstream.close();

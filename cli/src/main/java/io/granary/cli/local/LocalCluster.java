@@ -93,13 +93,7 @@ public final class LocalCluster implements AutoCloseable {
       c.launch("p1", c.proxyArgs());
       c.awaitHealthy(c.endpoint());
       for (int i = 1; i <= opts.targets(); i++) {
-        String id = "t" + i;
-        Path dir = opts.dataDir().resolve(id);
-        List<String> args = new ArrayList<>(List.of("target", "--id", id, "--host", opts.host(), "--port",
-            String.valueOf(opts.port() + i), "--mountpath", dir.resolve("mp1").toString(), "--mountpath",
-            dir.resolve("mp2").toString(), "--primary", c.endpoint()));
-        args.addAll(opts.targetArgs());
-        c.launch(id, args);
+        c.launchTarget(i, List.of());
       }
       c.awaitActiveTargets(opts.targets());
       return c;
@@ -107,6 +101,40 @@ public final class LocalCluster implements AutoCloseable {
       c.close();
       throw e;
     }
+  }
+
+  private void launchTarget(int i, List<String> extraArgs) throws IOException {
+    String id = "t" + i;
+    Path dir = opts.dataDir().resolve(id);
+    List<String> args = new ArrayList<>(List.of("target", "--id", id, "--host", opts.host(), "--port",
+        String.valueOf(opts.port() + i), "--mountpath", dir.resolve("mp1").toString(), "--mountpath",
+        dir.resolve("mp2").toString(), "--primary", endpoint()));
+    args.addAll(opts.targetArgs());
+    args.addAll(extraArgs);
+    launch(id, args);
+  }
+
+  /**
+   * Starts one more target ({@code tN+1} on port P+N+1, the port after the last target's) with the cluster's target
+   * arguments and {@code extraArgs}, and returns its id once it is active in the map.
+   */
+  public String addTarget(List<String> extraArgs) throws IOException, InterruptedException, TimeoutException {
+    int n = targetIds().size() + 1;
+    if (opts.port() + n > 65535) {
+      throw new IllegalStateException("no port left for another target");
+    }
+    launchTarget(n, extraArgs);
+    awaitActiveTargets(activeTargetsNow() + 1);
+    return "t" + n;
+  }
+
+  private int activeTargetsNow() throws IOException, InterruptedException {
+    JsonNode targets = ClusterJson.mapper().readTree(get(endpoint() + "/v1/cluster/map").body()).path("targets");
+    int active = 0;
+    for (JsonNode t : targets) {
+      active += "active".equals(t.path("state").asText()) ? 1 : 0;
+    }
+    return active;
   }
 
   private List<String> proxyArgs() {

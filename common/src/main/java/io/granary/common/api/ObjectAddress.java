@@ -17,12 +17,17 @@ import io.granary.common.http.RequestPath;
 public record ObjectAddress(Bucket bucket, String name) {
 
   public static ObjectAddress parse(HttpExchange ex) {
+    return parse(ex, ApiPaths.OBJECTS);
+  }
+
+  /** The address in a path {@code PREFIX BUCKET/OBJECT} (prefix ending in a slash), as {@link #parse(HttpExchange)}. */
+  public static ObjectAddress parse(HttpExchange ex, String prefix) {
     RequestPath path = ex.path();
-    String rest = path.raw().substring(ApiPaths.OBJECTS.length());
+    String rest = path.raw().substring(prefix.length());
     int slash = rest.indexOf('/');
     if (slash < 0) {
       throw new BadRequestException(BadRequestException.INVALID_OBJECT_NAME,
-          "object path must be /v1/objects/BUCKET/OBJECT; no object name given");
+          "object path must be " + prefix + "BUCKET/OBJECT; no object name given");
     }
     Bucket bucket = bucket(RequestPath.decode(rest.substring(0, slash)), ex.queryParam("provider"));
     String name = RequestPath.decode(rest.substring(slash + 1));

@@ -5,10 +5,11 @@ import java.nio.channels.FileChannel;
 
 /**
  * A sendfile region of a file channel that its owner keeps open: unlike {@link DefaultFileRegion}, releasing it
- * does not close the channel. Several clients stream one cold object from its growing work file this way.
+ * does not close the channel. Several clients stream one cold object from its growing work file this way, and a
+ * target sends an object to another one region by region.
  */
-final class BorrowedFileRegion extends DefaultFileRegion {
-  BorrowedFileRegion(FileChannel file, long position, long count) {
+public final class BorrowedFileRegion extends DefaultFileRegion {
+  public BorrowedFileRegion(FileChannel file, long position, long count) {
     super(file, position, count);
   }
 

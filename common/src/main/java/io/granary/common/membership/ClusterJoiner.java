@@ -1,5 +1,6 @@
 package io.granary.common.membership;
 
+import io.granary.clustermap.NodeState;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ConflictException;
@@ -21,6 +22,8 @@ import org.slf4j.LoggerFactory;
 public final class ClusterJoiner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClusterJoiner.class);
   private static final long MAX_BACKOFF_MS = 5000;
+  /** The reason {@code onFatal} gets when the node was decommissioned (by the constructor without a callback). */
+  public static final String DECOMMISSIONED = "decommissioned";
 
   private final ClusterMetadataHolder holder;
   private final ControlClient client;
@@ -40,7 +43,7 @@ public final class ClusterJoiner implements AutoCloseable {
    */
   public ClusterJoiner(ClusterMetadataHolder holder, ControlClient client, String primaryUrl, NodeRegistration self,
       ScheduledExecutorService scheduler, Duration checkInterval, Consumer<String> onFatal) {
-    this(holder, client, primaryUrl, self, scheduler, checkInterval, onFatal, () -> onFatal.accept("decommissioned"));
+    this(holder, client, primaryUrl, self, scheduler, checkInterval, onFatal, () -> onFatal.accept(DECOMMISSIONED));
   }
 
   /**
@@ -117,13 +120,16 @@ public final class ClusterJoiner implements AutoCloseable {
       decommissioned();
       return;
     }
+    // A node being decommissioned asks the primary at every check: the map that retires it is not pushed to it.
     boolean listed = holder.snapshot().flatMap(s -> s.map().node(self.id()))
-        .filter(n -> n.url().equals(stripSlash(self.url())))
+        .filter(n -> n.url().equals(stripSlash(self.url())) && n.state() != NodeState.DECOMMISSIONING)
         .isPresent();
     if (listed) {
       schedule(this::check, checkInterval.toMillis());
     } else {
-      log.info("node={} is not in cluster map as {}; registering again", self.id(), self.url());
+      if (holder.snapshot().flatMap(s -> s.map().node(self.id())).isEmpty()) {
+        log.info("node={} is not in cluster map as {}; registering again", self.id(), self.url());
+      }
       register();
     }
   }

@@ -4,6 +4,7 @@ import io.granary.common.api.ApiPaths;
 import io.granary.common.error.AccessDeniedException;
 import io.granary.proxy.ProxyContext;
 import io.granary.proxy.jobs.ProxyJobRoutes;
+import io.granary.proxy.rebalance.NodeStatusHandler;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.error.ConflictException;
 import io.granary.common.error.MethodNotAllowedException;
@@ -30,11 +31,12 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * HEAD   /v1/buckets/BUCKET                       200 if the bucket exists
  * GET    /v1/cluster/map                          the cluster map
  * POST   /v1/cluster/join                         node registration        (primary; others forward)
- * PUT    /v1/cluster/nodes/ID                     set a node's state       (primary; others forward)
+ * GET    /v1/cluster/nodes/ID                     a node's state, what it holds, rebalance progress, safe to remove
+ * PUT    /v1/cluster/nodes/ID                     set a node's state or weight (primary; others forward)
  * PUT    /v1/metasync                             metadata push            (non-primary proxies)
  * GET    /v1/health                               liveness
  * GET    /metrics                                 Prometheus metrics, answered before this router (MetricsHandler)
- * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID, POST /v1/jobs/ID/retry   prefetch jobs (docs/jobs.md)
+ * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID, POST /v1/jobs/ID/retry   prefetch and rebalance jobs (docs/jobs.md)
  * </pre>
  */
 public final class ProxyRouter implements Router {
@@ -133,6 +135,8 @@ public final class ProxyRouter implements Router {
     } else if (path.startsWith(ApiPaths.CLUSTER_NODES) && path.length() > ApiPaths.CLUSTER_NODES.length()) {
       if (m.equals(HttpMethod.PUT)) {
         return primary() ? new NodeStateHandler(ctx.authority(), ctx.control()) : forward();
+      } else if (m.equals(HttpMethod.GET)) {
+        return new NodeStatusHandler(cluster, ctx.client());
       }
     } else if (path.equals(ApiPaths.METASYNC)) {
       if (m.equals(HttpMethod.PUT)) {

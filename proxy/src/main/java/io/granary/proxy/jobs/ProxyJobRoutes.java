@@ -12,6 +12,8 @@ import io.granary.common.http.RequestHandler;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -27,6 +29,8 @@ import java.util.function.Supplier;
  * POST   /v1/jobs/ID/retry         a new job over what ID failed to fetch: 201 {"id":"...","retry_of":"ID"}
  * </pre>
  *
+ * Bodies of another {@link JobKind} and ids with its prefix go to that kind (rebalance: {@code rb-N}).
+ *
  * Handlers only start fan-outs and answer when they complete, so the event loop never waits.
  */
 public final class ProxyJobRoutes {
@@ -35,9 +39,36 @@ public final class ProxyJobRoutes {
   private static final String RETRY = "/retry";
 
   private final ProxyJobs jobs;
+  private final List<JobKind> kinds;
 
   public ProxyJobRoutes(ProxyJobs jobs) {
+    this(jobs, List.of());
+  }
+
+  /** @param kinds the other kinds of jobs (rebalance), each served by its feature */
+  public ProxyJobRoutes(ProxyJobs jobs, List<JobKind> kinds) {
     this.jobs = jobs;
+    this.kinds = List.copyOf(kinds);
+  }
+
+  private JobKind kindOfBody(JsonNode body) {
+    if (body != null && body.isObject() && body.path("kind").isTextual()) {
+      for (JobKind k : kinds) {
+        if (k.kind().equals(body.get("kind").asText())) {
+          return k;
+        }
+      }
+    }
+    return null;
+  }
+
+  private JobKind kindOfId(String id) {
+    for (JobKind k : kinds) {
+      if (id.startsWith(k.idPrefix())) {
+        return k;
+      }
+    }
+    return null;
   }
 
   public RequestHandler route(HttpExchange ex) {
@@ -48,12 +79,17 @@ public final class ProxyJobRoutes {
         return new JsonRequestHandler() {
           @Override
           protected void handle(HttpExchange e, JsonNode body) {
+            JobKind other = kindOfBody(body);
+            if (other != null) {
+              reply(e, HttpResponseStatus.CREATED, () -> other.start(body));
+              return;
+            }
             PrefetchRequest r = PrefetchRequest.parse(body);
             reply(e, HttpResponseStatus.CREATED, () -> jobs.start(r).thenApply(id -> Map.of("id", id)));
           }
         };
       } else if (m.equals(HttpMethod.GET)) {
-        return e -> reply(e, HttpResponseStatus.OK, () -> jobs.list().thenApply(l -> Map.of("jobs", l)));
+        return e -> reply(e, HttpResponseStatus.OK, this::listAll);
       }
       throw new MethodNotAllowedException(m, path);
     }
@@ -73,14 +109,36 @@ public final class ProxyJobRoutes {
     if (rest.isEmpty() || rest.contains("/")) {
       throw new RouteNotFoundException(path);
     }
+    JobKind other = kindOfId(rest);
     if (m.equals(HttpMethod.GET)) {
       String wait = ex.queryParam("wait");
       Duration d = wait == null ? null : parseWait(wait);
+      if (other != null) {
+        return e -> reply(e, HttpResponseStatus.OK, () -> other.status(rest, d));
+      }
       return e -> reply(e, HttpResponseStatus.OK, () -> d == null ? jobs.status(rest) : jobs.await(rest, d));
     } else if (m.equals(HttpMethod.DELETE)) {
+      if (other != null) {
+        return e -> reply(e, HttpResponseStatus.OK, () -> other.abort(rest));
+      }
       return e -> reply(e, HttpResponseStatus.OK, () -> jobs.abort(rest));
     }
     throw new MethodNotAllowedException(m, path);
+  }
+
+  /** Every kind's jobs: the other kinds' first (a rebalance in progress matters most), then prefetch jobs. */
+  private CompletableFuture<?> listAll() {
+    List<CompletableFuture<List<Object>>> parts = new ArrayList<>();
+    for (JobKind k : kinds) {
+      parts.add(k.list().exceptionally(err -> List.of()));
+    }
+    CompletableFuture<List<?>> prefetch = jobs.list().thenApply(l -> l);
+    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenCompose(v -> prefetch).thenApply(p -> {
+      List<Object> all = new ArrayList<>();
+      parts.forEach(f -> all.addAll(f.join()));
+      all.addAll(p);
+      return Map.of("jobs", all);
+    });
   }
 
   /** Answers with what {@code action} completes with; a synchronous throw answers as its error too. */

@@ -1,5 +1,6 @@
 package io.granary.proxy.jobs;
 
+import io.granary.common.error.NoSuchJobException;
 import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeState;

@@ -1,5 +1,6 @@
 package io.granary.proxy.jobs;
 
+import io.granary.common.error.NoSuchJobException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

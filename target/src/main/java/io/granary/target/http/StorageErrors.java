@@ -6,10 +6,10 @@ import io.granary.common.error.InternalErrorException;
 import java.io.IOException;
 
 /** Maps storage I/O failures to API errors: a full disk is 507, anything else 500 naming the operation. */
-final class StorageErrors {
+public final class StorageErrors {
   private StorageErrors() {}
 
-  static ApiException of(String operation, Throwable t) {
+  public static ApiException of(String operation, Throwable t) {
     if (t instanceof ApiException api) {
       return api;
     }

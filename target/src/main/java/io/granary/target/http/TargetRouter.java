@@ -32,6 +32,7 @@ import io.netty.handler.codec.http.HttpMethod;
  * GET  /v1/health                                  liveness
  * GET  /metrics                                    Prometheus metrics, answered before this router (MetricsHandler)
  * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID        prefetch jobs, from proxies (io.granary.target.jobs)
+ * ...                                              what feature packages mount (rebalance: /v1/transport/, /v1/rebalance)
  * </pre>
  */
 public final class TargetRouter implements Router {
@@ -46,6 +47,17 @@ public final class TargetRouter implements Router {
 
   // ---- prefetch jobs (io.granary.target.jobs)
   private final TargetJobRoutes jobs; // null: this target serves no job endpoints
+  private final java.util.List<Mount> mounts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** A feature's router for every path starting with {@code prefix}. */
+  public record Mount(String prefix, Router router) {
+  }
+
+  /** Serves every path starting with {@code prefix} with {@code router} (the node's root assembles features). */
+  public TargetRouter mount(String prefix, Router router) {
+    mounts.add(new Mount(prefix, router));
+    return this;
+  }
 
   public TargetRouter(ClusterMetadataHolder cluster, ObjectStore store, BoundedExecutor disk, S3TargetRoutes s3,
       MultipartStore multipart, ClusterSigner signer, ObjectHandlers handlers) {
@@ -90,6 +102,11 @@ public final class TargetRouter implements Router {
       }
       throw new AccessDeniedException("targets serve only requests signed by a proxy of this cluster; "
           + "send requests to a proxy");
+    }
+    for (Mount mount : mounts) {
+      if (path.startsWith(mount.prefix())) {
+        return mount.router().route(ex);
+      }
     }
     if (path.startsWith(ApiPaths.OBJECTS)) {
       RequestHandler h = objectHandler(nativeApi, m);

@@ -1,5 +1,6 @@
 package io.granary.target.jobs;
 
+import io.granary.common.error.NoSuchJobException;
 import com.fasterxml.jackson.core.JacksonException;
 import io.granary.clustermap.ClusterJson;
 import io.granary.common.api.ApiPaths;

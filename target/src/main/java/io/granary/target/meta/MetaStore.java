@@ -41,8 +41,13 @@ public final class MetaStore implements AutoCloseable {
   private static final ObjectMapper JSON = ClusterJson.mapper();
   private static final byte[] OBJECTS_CF = "objects".getBytes(StandardCharsets.UTF_8);
   private static final byte[] PENDING_CF = "pending".getBytes(StandardCharsets.UTF_8);
-  /** Extra column families other features keep beside object metadata (multipart uploads and their parts). */
-  private static final List<String> COLUMNS = List.of("uploads", "parts");
+  /**
+   * Extra column families other features keep beside object metadata: multipart uploads and their parts;
+   * {@code tombstones} (object key to the epoch ms it was deleted while a rebalance ran, so a copy moved in after
+   * cannot bring it back); {@code handoff} (keys of objects committed here that another target owns, to be sent on);
+   * {@code rebalance} (where a rebalance walk of this mountpath is, to resume it after a restart).
+   */
+  private static final List<String> COLUMNS = List.of("uploads", "parts", "tombstones", "handoff", "rebalance");
   /**
    * Access times: object key to epoch millis (8 bytes, big-endian). Kept apart from {@code objects} so a read never
    * rewrites the object's record; written in unsynced batches (losing recent atimes in a crash only makes eviction
@@ -203,6 +208,14 @@ public final class MetaStore implements AutoCloseable {
       }
     }
     return total;
+  }
+
+  /** Whether no object is recorded here at all. */
+  public boolean isEmpty() throws IOException {
+    try (RocksIterator it = db.newIterator(objects)) {
+      it.seekToFirst();
+      return !it.isValid();
+    }
   }
 
   /** Records access times (key to epoch millis) in one unsynced batch. */
@@ -417,6 +430,22 @@ public final class MetaStore implements AutoCloseable {
         db.delete(handle, synced, bytes(key));
       } catch (RocksDBException e) {
         throw new IOException("Error in RocksDB delete of " + key + " in " + name + " of " + dir, e);
+      }
+    }
+
+    /** Deletes every key of this column family (synced). */
+    public void clear() throws IOException {
+      try (RocksIterator it = db.newIterator(handle)) {
+        it.seekToFirst();
+        if (!it.isValid()) {
+          return;
+        }
+        byte[] first = it.key();
+        it.seekToLast();
+        byte[] end = Arrays.copyOf(it.key(), it.key().length + 1); // just past the last key
+        db.deleteRange(handle, synced, first, end);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB deleteRange of " + name + " in " + dir, e);
       }
     }
 

@@ -110,7 +110,10 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
           + "because it is trying to copy an object to itself without changing the object's metadata");
     }
     Node owner = sources.owner(srcBucket, srcKey);
-    if (sources.local(owner) && !srcBucket.isRemote()) {
+    // While objects move, a source this target owns may still be on its previous owner: read it through this
+    // target's own GET, which brings it here first.
+    boolean here = cluster.require().map().settled() || store.stat(srcBucket, srcKey) != null;
+    if (sources.local(owner) && !srcBucket.isRemote() && here) {
       disk.submit(() -> copyLocal(srcBucket, srcKey)).whenComplete(this::answer);
     } else {
       fetchRemote(owner, srcBucket, srcKey);

@@ -62,6 +62,7 @@ public final class ObjectStore implements AutoCloseable {
   private volatile SpaceGuard spaceGuard = SpaceGuard.NONE;         // capacity policy beyond the reserve
   private volatile AccessRecorder accessRecorder = AccessRecorder.NONE; // access times, kept apart from metadata
   private DirectorySync directorySync = FileOps::syncDirectory; // makes a rename durable; tests observe it
+  private volatile CommitListener commitListener = CommitListener.NONE; // hands on writes this target does not own
 
   /** Makes the entries of a directory durable (fsync of the directory). */
   @FunctionalInterface
@@ -234,6 +235,16 @@ public final class ObjectStore implements AutoCloseable {
    * lock so readers never wait for it.
    */
   void commit(CommitIntent intent, ObjectLocation loc) throws IOException {
+    commit(intent, loc, null);
+  }
+
+  /**
+   * The commit protocol, when {@code condition} (null: always) accepts the copy this target holds under the
+   * object's write lock. A refused commit removes the work file and changes nothing.
+   *
+   * @return whether the work file was committed
+   */
+  boolean commit(CommitIntent intent, ObjectLocation loc, CommitCondition condition) throws IOException {
     Mountpath mp = loc.mountpath();
     mp.meta().putIntent(intent);
     Path work = mp.root().resolve(intent.workFile());
@@ -243,6 +254,11 @@ public final class ObjectStore implements AutoCloseable {
       write.lock();
       try {
         ObjectMeta old = mp.meta().get(loc.key());
+        if (condition != null && !condition.accept(old)) {
+          mp.meta().dropIntent(intent.workFile());
+          Files.deleteIfExists(work);
+          return false;
+        }
         FileOps.moveReplacing(work, loc.file());
         mp.meta().publish(intent.key(), intent.meta());
         mp.usage().addObjects(intent.meta().size() - (old == null ? 0 : old.size()));
@@ -257,6 +273,36 @@ public final class ObjectStore implements AutoCloseable {
     }
     directorySync.sync(loc.file().getParent());
     mp.meta().dropIntent(intent.workFile());
+    commitListener.committed(loc, intent.meta());
+    return true;
+  }
+
+  /** Decides, under the object's write lock, whether a commit may replace the copy this target holds. */
+  @FunctionalInterface
+  public interface CommitCondition {
+    /** @param current the object's metadata now, or null when there is none */
+    boolean accept(ObjectMeta current) throws IOException;
+  }
+
+  /** Told of every committed object, after its commit is durable (disk executor). Must not block for long. */
+  @FunctionalInterface
+  public interface CommitListener {
+    CommitListener NONE = (loc, meta) -> { };
+
+    void committed(ObjectLocation loc, ObjectMeta meta);
+  }
+
+  /** Installs what is told of every commit (the rebalancer: a write this target does not own is handed on). */
+  public void setCommitListener(CommitListener listener) {
+    this.commitListener = listener == null ? CommitListener.NONE : listener;
+  }
+
+  NameLocks locks() {
+    return locks;
+  }
+
+  AccessRecorder accessRecorder() {
+    return accessRecorder;
   }
 
   /** Replaces how directories are synced after a commit's rename (tests check the order of the steps). */
@@ -306,7 +352,7 @@ public final class ObjectStore implements AutoCloseable {
   }
 
   /** Drops an object's metadata, access time and file. Caller holds the write lock. */
-  private void remove(ObjectLocation loc, ObjectMeta meta) throws IOException {
+  void remove(ObjectLocation loc, ObjectMeta meta) throws IOException {
     loc.mountpath().meta().delete(loc.key()); // metadata first: a crash now leaves an unreferenced file, not a dangling record
     loc.mountpath().usage().addObjects(-meta.size());
     accessRecorder.removed(loc);

@@ -4,6 +4,7 @@ import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.ChecksumMismatchException;
 import io.granary.common.error.IncompleteBodyException;
 import io.granary.target.checksum.ContentHasher;
+import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -120,6 +121,24 @@ public final class PutOperation {
       store.commitWorkFile(location, workFile, meta);
       releaseReservation();
       return meta;
+    } catch (IOException | RuntimeException e) {
+      discard();
+      throw e;
+    }
+  }
+
+  /**
+   * Completes the body as exactly {@code meta} (a copy moved from another target, its record kept whole), committed
+   * only when {@code condition} accepts the copy held now. Disk executor only.
+   *
+   * @return whether it was committed; when not, nothing is stored and the work file is gone
+   */
+  public boolean finishAs(ObjectMeta meta, ObjectStore.CommitCondition condition) throws IOException {
+    Staged staged = finishStaged();
+    try {
+      String relWork = location.mountpath().root().relativize(staged.workFile()).toString();
+      return store.commit(new CommitIntent(location.key(), relWork, location.relativeFile(), meta), location,
+          condition);
     } catch (IOException | RuntimeException e) {
       discard();
       throw e;

@@ -1,0 +1,133 @@
+package io.granary.target.rebalance;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.control.ControlClient;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.target.storage.ObjectStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Get-from-neighbor: while a rebalance has not settled, an owner that misses an object asks the other targets, in
+ * HRW order (so the previous owner first), to push it here now; the first that holds it sends it (zero-copy,
+ * verified, committed here as any moved copy) and drops its own, so the object has moved for good. Concurrent
+ * lookups of one object share one search. Deletes made while objects move are sent to every other target too.
+ *
+ * <p>Threads: everything completes on the control client's threads; nothing blocks.
+ */
+public final class NeighborLookup {
+  private static final Logger log = LoggerFactory.getLogger(NeighborLookup.class);
+
+  /** Where a looked-up object is now. */
+  public enum Found {
+    /** On this target: a neighbor pushed it, or it was here already. */
+    HERE,
+    /** No target holds it. */
+    ABSENT,
+    /** No target that answered holds it, but some could not answer (offline, suspended, unreachable). */
+    UNKNOWN
+  }
+
+  private final String self;
+  private final ClusterMetadataHolder cluster;
+  private final ControlClient client;
+  private final ObjectStore store;
+  private final Map<String, CompletableFuture<Found>> inFlight = new ConcurrentHashMap<>();
+
+  /** @param client a client whose timeout covers sending a large object between two targets */
+  public NeighborLookup(String self, ClusterMetadataHolder cluster, ControlClient client, ObjectStore store) {
+    this.self = self;
+    this.cluster = cluster;
+    this.client = client;
+    this.store = store;
+  }
+
+  /** Whether objects may still be on other targets than their owners (a rebalance has not finished). */
+  public boolean unsettled() {
+    return cluster.snapshot().map(s -> !s.map().settled()).orElse(false);
+  }
+
+  /** Brings the object here from whichever target holds it. */
+  public CompletableFuture<Found> fetch(BucketProps bucket, String name) {
+    String key = store.locate(bucket, name).key();
+    CompletableFuture<Found> mine = new CompletableFuture<>();
+    CompletableFuture<Found> running = inFlight.putIfAbsent(key, mine);
+    if (running != null) {
+      return running;
+    }
+    List<Node> holders = others(bucket, name);
+    ask(bucket, name, holders, 0, new AtomicBoolean(), mine);
+    mine.whenComplete((f, err) -> inFlight.remove(key, mine));
+    return mine;
+  }
+
+  private void ask(BucketProps bucket, String name, List<Node> holders, int i, AtomicBoolean unanswered,
+      CompletableFuture<Found> out) {
+    if (i == holders.size()) {
+      out.complete(unanswered.get() ? Found.UNKNOWN : Found.ABSENT);
+      return;
+    }
+    Node n = holders.get(i);
+    if (!n.state().serving()) {
+      unanswered.set(true);
+      ask(bucket, name, holders, i + 1, unanswered, out);
+      return;
+    }
+    String url = n.url() + ObjectTransport.path(ObjectTransport.PUSH, bucket, name) + "&" + ObjectTransport.TO + "="
+        + self;
+    client.send("POST", url, null, ObjectTransport.Answer.class).whenComplete((a, err) -> {
+      if (err == null) {
+        log.debug("node={} bucket={} object={} fetched from neighbor {} ({})", self, bucket.bucket(), name, n.id(),
+            a == null ? "?" : a.outcome());
+        out.complete(Found.HERE);
+        return;
+      }
+      Throwable cause = ControlClient.cause(err);
+      if (!(cause instanceof ControlClient.RemoteCallException rce && rce.status() == 404)) {
+        log.warn("node={} bucket={} object={} neighbor {} could not be asked: {}", self, bucket.bucket(), name,
+            n.id(), cause.toString());
+        unanswered.set(true);
+      }
+      ask(bucket, name, holders, i + 1, unanswered, out);
+    });
+  }
+
+  /**
+   * Removes the copies other targets hold of an object deleted here at {@code deletedAt} (those not newer than the
+   * delete). Completes with whether any was removed; targets that cannot be asked are skipped (the tombstone
+   * written here first refuses their copy should it arrive later).
+   */
+  public CompletableFuture<Boolean> removeElsewhere(BucketProps bucket, String name, long deletedAt) {
+    List<CompletableFuture<Boolean>> calls = new ArrayList<>();
+    for (Node n : others(bucket, name)) {
+      if (!n.state().serving()) {
+        continue;
+      }
+      String url = n.url() + ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&"
+          + ObjectTransport.BEFORE + "=" + deletedAt;
+      calls.add(client.send("DELETE", url, null, Map.class)
+          .thenApply(m -> m != null && Boolean.TRUE.equals(m.get("removed")))
+          .exceptionally(err -> {
+            log.warn("node={} bucket={} object={} removing the copy on {} failed: {}", self, bucket.bucket(), name,
+                n.id(), ControlClient.cause(err).toString());
+            return false;
+          }));
+    }
+    return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+        .thenApply(v -> calls.stream().anyMatch(CompletableFuture::join));
+  }
+
+  /** Every other target of the map, in HRW order for the object. */
+  private List<Node> others(BucketProps bucket, String name) {
+    return cluster.require().placement().rankedHolders(PlacementKey.digest(bucket.bucket(), name)).stream()
+        .filter(n -> !n.id().equals(self)).toList();
+  }
+}

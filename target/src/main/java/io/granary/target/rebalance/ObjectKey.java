@@ -1,0 +1,29 @@
+package io.granary.target.rebalance;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.membership.ClusterMetadataHolder;
+
+/**
+ * An object named by its metadata key ({@code provider/bucket/bucketId/name}) in a bucket incarnation the cluster
+ * still has. Walks over metadata find objects this way.
+ */
+record ObjectKey(BucketProps bucket, String name) {
+
+  /**
+   * The object a metadata key names, or null when its bucket is gone or was re-created (its data goes with it) or
+   * the key is not an object key.
+   */
+  static ObjectKey resolve(String key, ClusterMetadataHolder.Snapshot s) {
+    int p = key.indexOf('/');
+    int b = p < 0 ? -1 : key.indexOf('/', p + 1);
+    int i = b < 0 ? -1 : key.indexOf('/', b + 1);
+    if (i < 0) {
+      return null;
+    }
+    BucketProps props = s.buckets().buckets().get(key.substring(0, b));
+    if (props == null || !props.id().equals(key.substring(b + 1, i))) {
+      return null;
+    }
+    return new ObjectKey(props, key.substring(i + 1));
+  }
+}

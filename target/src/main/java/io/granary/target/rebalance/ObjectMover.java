@@ -1,0 +1,134 @@
+package io.granary.target.rebalance;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeState;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.target.storage.Relocation;
+import io.granary.target.storage.StoredObject;
+import java.io.IOException;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves one object this target holds to the target that owns it under the current map: sends it, and removes the
+ * copy here only once the owner has committed a verified copy (or already held the same or a newer version, or
+ * deleted the object since), and only if the copy here did not change meanwhile. The owner is looked up again on
+ * every attempt, so a newer map sends the object straight to its newest owner.
+ *
+ * <p>Threads: blocks its caller (a rebalance stream, a handoff worker or a push worker).
+ */
+final class ObjectMover {
+  private static final Logger log = LoggerFactory.getLogger(ObjectMover.class);
+  private static final long MAX_BACKOFF_MS = 5000;
+
+  private final String self;
+  private final ClusterMetadataHolder cluster;
+  private final Relocation relocation;
+  private final ObjectSender sender;
+
+  ObjectMover(String self, ClusterMetadataHolder cluster, Relocation relocation, ObjectSender sender) {
+    this.self = self;
+    this.cluster = cluster;
+    this.relocation = relocation;
+    this.sender = sender;
+  }
+
+  /** How a move ended. */
+  enum Kind {
+    /** The owner stored the copy; the one here is gone. */
+    MOVED,
+    /** The owner did not need it (same or newer version, or deleted there); the one here is gone. */
+    NOT_NEEDED,
+    /** This target owns the object now: it stays. */
+    STAYS,
+    /** The object (or its bucket) is not here any more. */
+    GONE,
+    /** It cannot be moved (e.g. its content fails its checksum at the receiver); it stays here. */
+    FAILED,
+    /** Stopped before it could be moved (a newer rebalance, an abort, shutdown); it stays here. */
+    STOPPED
+  }
+
+  /** @param bytes bytes moved (MOVED only) @param error why it failed (FAILED only) */
+  record Result(Kind kind, long bytes, String error) {
+  }
+
+  /**
+   * Moves the object, retrying what may succeed later (the owner down or restarting, not knowing the bucket yet)
+   * with a growing backoff, until it is moved, needs no move, fails for good, or {@code stop} says so.
+   */
+  Result move(BucketProps bucket, String name, BandwidthCap cap, BooleanSupplier stop) throws InterruptedException {
+    long digest = PlacementKey.digest(bucket.bucket(), name);
+    long backoff = 250;
+    int attempts = 0;
+    while (true) {
+      if (stop.getAsBoolean()) {
+        return new Result(Kind.STOPPED, 0, null);
+      }
+      ClusterMetadataHolder.Snapshot s = cluster.require();
+      BucketProps current = s.buckets().buckets().get(bucket.bucket().key());
+      if (current == null || !current.id().equals(bucket.id())) {
+        return new Result(Kind.GONE, 0, null); // the bucket went: its data goes with it
+      }
+      Node owner = s.placement().owner(digest).orElse(null);
+      if (owner != null && owner.id().equals(self)) {
+        return new Result(Kind.STAYS, 0, null);
+      }
+      String why;
+      if (owner == null || owner.state() != NodeState.ACTIVE) {
+        why = owner == null ? "no target in placement" : "owner " + owner.id() + " is " + owner.state().wireName();
+      } else {
+        try {
+          Result r = sendOnce(bucket, name, owner, cap);
+          if (r != null) {
+            return r;
+          }
+          return new Result(Kind.GONE, 0, null);
+        } catch (TransferException e) {
+          if (!e.retryable()) {
+            return new Result(Kind.FAILED, 0, e.getMessage());
+          }
+          why = e.getMessage();
+        } catch (IOException e) {
+          return new Result(Kind.FAILED, 0, e.toString());
+        }
+      }
+      if (attempts++ % 10 == 0) {
+        log.warn("node={} bucket={} object={} cannot move yet (attempt {}): {}", self, bucket.bucket(), name,
+            attempts, why);
+      }
+      Thread.sleep(backoff);
+      backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+    }
+  }
+
+  /**
+   * Sends the copy held here to {@code to} once, uncapped (get-from-neighbor: a client waits), and removes it here
+   * when {@code to} has it. Null when this target does not hold the object.
+   */
+  Relocation.Outcome push(BucketProps bucket, String name, Node to)
+      throws TransferException, IOException, InterruptedException {
+    Result r = sendOnce(bucket, name, to, BandwidthCap.NONE);
+    return r == null ? null : r.kind() == Kind.MOVED ? Relocation.Outcome.STORED : Relocation.Outcome.KEPT;
+  }
+
+  /** One attempt: null when the object is not here. */
+  private Result sendOnce(BucketProps bucket, String name, Node to, BandwidthCap cap)
+      throws TransferException, IOException, InterruptedException {
+    StoredObject obj = relocation.open(bucket, name);
+    if (obj == null) {
+      return null;
+    }
+    try {
+      Relocation.Outcome outcome = sender.send(bucket, name, obj, relocation.atime(bucket, name), to, cap);
+      relocation.removeSent(bucket, name, obj.meta());
+      return outcome == Relocation.Outcome.STORED ? new Result(Kind.MOVED, obj.meta().size(), null)
+          : new Result(Kind.NOT_NEEDED, 0, null);
+    } finally {
+      obj.channel().close();
+    }
+  }
+}

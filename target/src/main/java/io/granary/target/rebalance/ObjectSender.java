@@ -1,0 +1,221 @@
+package io.granary.target.rebalance;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.Node;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.auth.ClusterSigner;
+import io.granary.common.error.ErrorResponse;
+import io.granary.common.http.BorrowedFileRegion;
+import io.granary.common.http.client.UpstreamListener;
+import io.granary.common.http.client.UpstreamPool;
+import io.granary.target.storage.Relocation;
+import io.granary.target.storage.StoredObject;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Sends one object to another target over a pooled keep-alive connection: the request head carries the object's
+ * whole record, the body leaves zero-copy from the object's file (sendfile) in regions the bandwidth cap admits one
+ * at a time (at most two in flight, so a slow receiver holds the sender back), and the answer says what the receiver
+ * did with the copy. A send holds a few small objects in memory whatever the object's size.
+ *
+ * <p>Threads: {@link #send} blocks its caller (a rebalance stream or a push worker, never an event loop) until the
+ * receiver answers; the connection's event loop writes the bytes and reads the answer.
+ */
+final class ObjectSender {
+  private static final ObjectMapper JSON = ClusterJson.mapper();
+  private static final Duration CONNECT_WAIT = Duration.ofSeconds(15);
+  /** Per region written, and for the answer after the last byte (the receiver fsyncs and commits first). */
+  private static final Duration WRITE_WAIT = Duration.ofSeconds(120);
+  private static final int MAX_ANSWER = 64 * 1024;
+
+  private final UpstreamPool pool;
+  private final EventLoopGroup loops;
+  private final ClusterSigner signer; // null without a cluster secret
+
+  ObjectSender(UpstreamPool pool, EventLoopGroup loops, ClusterSigner signer) {
+    this.pool = pool;
+    this.loops = loops;
+    this.signer = signer;
+  }
+
+  /**
+   * Sends {@code obj} (the object {@code name} of {@code bucket}, opened by the caller, who closes it) to {@code to}.
+   *
+   * @param atime the object's access time to carry along, epoch ms (0: none)
+   * @return what the receiver did with the copy
+   */
+  Relocation.Outcome send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap)
+      throws TransferException, InterruptedException {
+    String uri = ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&" + ObjectTransport.BUCKET_ID + "="
+        + bucket.id();
+    long size = obj.meta().size();
+    HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, uri);
+    URI target = URI.create(to.url());
+    head.headers().set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
+    head.headers().set(ObjectTransport.META_HEADER, ObjectTransport.encodeMeta(obj.meta()));
+    head.headers().set(ObjectTransport.ATIME_HEADER, atime);
+    HttpUtil.setContentLength(head, size);
+    if (signer != null) {
+      signer.signHeaders("PUT", uri, head.headers());
+    }
+    Answer answer = new Answer();
+    Future<Channel> acquired = pool.acquire(loops.next(), new InetSocketAddress(target.getHost(), target.getPort()),
+        answer);
+    if (!acquired.await(CONNECT_WAIT.toMillis()) || !acquired.isSuccess()) {
+      acquired.addListener(f -> {
+        if (f.isSuccess()) {
+          pool.release((Channel) f.getNow(), true);
+        }
+      });
+      throw TransferException.unreachable("cannot connect to target " + to.id() + " at " + to.url(),
+          acquired.cause());
+    }
+    Channel ch = acquired.getNow();
+    boolean reusable = false;
+    try {
+      ch.write(head);
+      ChannelFuture previous = null;
+      for (long pos = 0; pos < size && !answer.reply.isDone(); ) {
+        long n = cap.region(size - pos);
+        cap.acquire(n);
+        ChannelFuture f = ch.writeAndFlush(new BorrowedFileRegion(obj.channel(), pos, n));
+        if (previous != null && !written(previous)) {
+          break; // the connection failed, or the receiver answered early and closed it
+        }
+        previous = f;
+        pos += n;
+      }
+      ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+      Reply r = answer.reply.get(WRITE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      if (r.status() != 200) {
+        throw TransferException.answered(r.status(), "target " + to.id() + " refused " + bucket.bucket() + "/" + name
+            + ": " + r.status() + " " + r.error());
+      }
+      Relocation.Outcome outcome = parse(r.body());
+      reusable = true;
+      return outcome;
+    } catch (ExecutionException e) {
+      throw TransferException.unreachable("sending " + bucket.bucket() + "/" + name + " to target " + to.id()
+          + " failed: " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw TransferException.unreachable("target " + to.id() + " did not answer for " + bucket.bucket() + "/" + name
+          + " within " + WRITE_WAIT.toSeconds() + " s", e);
+    } finally {
+      answer.detach(ch, reusable);
+    }
+  }
+
+  private static boolean written(ChannelFuture f) throws InterruptedException {
+    return f.await(WRITE_WAIT.toMillis()) && f.isSuccess();
+  }
+
+  private static Relocation.Outcome parse(byte[] body) throws TransferException {
+    try {
+      ObjectTransport.Answer a = JSON.readValue(body, ObjectTransport.Answer.class);
+      return Relocation.Outcome.valueOf(a.outcome().toUpperCase(Locale.ROOT));
+    } catch (IOException | RuntimeException e) {
+      throw TransferException.answered(500, "undecodable answer: " + new String(body, StandardCharsets.UTF_8));
+    }
+  }
+
+  /** The receiver's answer: its status and (small) body. */
+  private record Reply(int status, byte[] body) {
+    String error() {
+      try {
+        ErrorResponse e = JSON.readValue(body, ErrorResponse.class);
+        return e.code() + ": " + e.message();
+      } catch (IOException | RuntimeException ex) {
+        return new String(body, StandardCharsets.UTF_8);
+      }
+    }
+  }
+
+  /** Collects the answer on the connection's event loop. */
+  private final class Answer implements UpstreamListener {
+    final CompletableFuture<Reply> reply = new CompletableFuture<>();
+    private int status;
+    private ByteBuf body; // event loop only
+    private boolean taken; // the pool has taken the connection back (it failed); event loop only
+
+    @Override
+    public void onResponse(HttpResponse head) {
+      status = head.status().code();
+      body = Unpooled.buffer(256);
+    }
+
+    @Override
+    public void onContent(HttpContent content) {
+      try {
+        if (body != null && body.readableBytes() + content.content().readableBytes() <= MAX_ANSWER) {
+          body.writeBytes(content.content());
+        }
+        if (content instanceof LastHttpContent && body != null) {
+          byte[] b = new byte[body.readableBytes()];
+          body.readBytes(b);
+          body.release();
+          body = null;
+          reply.complete(new Reply(status, b));
+        }
+      } finally {
+        content.release();
+      }
+    }
+
+    @Override
+    public void onWritabilityChanged(boolean writable) {
+    }
+
+    @Override
+    public void onFailure(Throwable cause) {
+      taken = true; // the pool takes a failed connection back itself
+      releaseBody();
+      reply.completeExceptionally(cause);
+    }
+
+    /** Returns the connection to the pool (or closes it), once this exchange is over. Any thread. */
+    void detach(Channel ch, boolean reusable) {
+      ch.eventLoop().execute(() -> {
+        releaseBody();
+        if (taken) {
+          return;
+        }
+        if (!reply.isDone()) {
+          reply.completeExceptionally(new IOException("abandoned"));
+        }
+        pool.release(ch, reusable && !reply.isCompletedExceptionally());
+      });
+    }
+
+    private void releaseBody() {
+      if (body != null) {
+        body.release();
+        body = null;
+      }
+    }
+  }
+}

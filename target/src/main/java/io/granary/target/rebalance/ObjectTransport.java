@@ -1,0 +1,68 @@
+package io.granary.target.rebalance;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.error.BadRequestException;
+import io.granary.common.http.RequestPath;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.meta.ObjectMetaCodec;
+import io.netty.util.AsciiString;
+import java.io.IOException;
+import java.util.Base64;
+
+/**
+ * The wire form of objects moving between targets (docs/rebalance.md, "On the wire"). Every request is signed with
+ * the cluster secret like any request a target serves.
+ *
+ * <pre>
+ * PUT    /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;bid=ID       receive a copy: body = content,
+ *        granary-object-meta = the whole record, granary-object-atime = its access time; 200 {"outcome":...}
+ * DELETE /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;before=MS    remove a copy not newer than MS (a delete made
+ *        on the owner while objects move); 200 {"removed":true|false}
+ * POST   /v1/transport/push/BUCKET/OBJECT?provider=P&amp;to=NODE         send the copy held here to NODE now
+ *        (get-from-neighbor); 200 {"outcome":...} or 404 when not held here
+ * GET    /v1/rebalance                                               this target's rebalance progress
+ * </pre>
+ *
+ * {@code bid} is the bucket incarnation the copy belongs to: a receiver whose bucket has another id refuses it.
+ */
+public final class ObjectTransport {
+  public static final String OBJECTS = "/v1/transport/objects/";
+  public static final String PUSH = "/v1/transport/push/";
+  public static final String PREFIX = "/v1/transport/";
+  public static final String PROGRESS = "/v1/rebalance";
+  /** The object's whole record, {@link ObjectMetaCodec}'s bytes in base64url. */
+  public static final AsciiString META_HEADER = AsciiString.cached("granary-object-meta");
+  /** The object's recorded access time, epoch ms (0: none). */
+  public static final AsciiString ATIME_HEADER = AsciiString.cached("granary-object-atime");
+  static final String BUCKET_ID = "bid";
+  static final String TO = "to";
+  static final String BEFORE = "before";
+
+  private ObjectTransport() {}
+
+  /** What the receiver did with a copy, as {@code {"outcome":"stored|kept|deleted"}}. */
+  public record Answer(String outcome) {
+  }
+
+  /** {@code PREFIX BUCKET/OBJECT?provider=P}, the object name percent-encoded. */
+  static String path(String prefix, BucketProps bucket, String name) {
+    return prefix + bucket.bucket().name() + "/" + RequestPath.encodePath(name) + "?provider="
+        + bucket.bucket().provider().wireName();
+  }
+
+  static String encodeMeta(ObjectMeta meta) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(ObjectMetaCodec.encode(meta));
+  }
+
+  /** The record a sender attached; 400 when it is missing or undecodable. */
+  static ObjectMeta decodeMeta(String header) {
+    if (header == null || header.isEmpty()) {
+      throw BadRequestException.invalidArgument("a moved object needs its record in " + META_HEADER);
+    }
+    try {
+      return ObjectMetaCodec.decode(Base64.getUrlDecoder().decode(header));
+    } catch (IOException | IllegalArgumentException e) {
+      throw BadRequestException.invalidArgument("undecodable " + META_HEADER + ": " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,24 @@
+package io.granary.target.rebalance;
+
+/**
+ * How a target moves objects to other targets.
+ *
+ * @param streams objects sent at once while rebalancing (each a connection to a receiver)
+ * @param bandwidthBytesPerSecond the most bytes per second sent while rebalancing, across all streams; 0 uncaps
+ */
+public record RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
+  public static final int DEFAULT_STREAMS = 4;
+  /** Measured in bench/rebalance.sh: foreground GET p99 stays within 2x of idle on the bench machine. */
+  public static final long DEFAULT_BANDWIDTH = 256L << 20;
+  public static final RebalanceConfig DEFAULTS = new RebalanceConfig(DEFAULT_STREAMS, DEFAULT_BANDWIDTH);
+
+  public RebalanceConfig {
+    if (streams < 1 || streams > 64) {
+      throw new IllegalArgumentException("--rebalance-streams must be between 1 and 64, got " + streams);
+    }
+    if (bandwidthBytesPerSecond < 0) {
+      throw new IllegalArgumentException("--rebalance-bandwidth must be >= 0 (0: uncapped), got "
+          + bandwidthBytesPerSecond);
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package io.granary.target.rebalance;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.rebalance.RebalanceProgress;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.ObjectStore;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rebalance on one target: walks the metadata of each mountpath (never its directories) in key order, and
+ * moves every object another target owns under the current map, {@code streams} at a time, within the bandwidth
+ * cap. First a counting pass finds what there is to move (for progress and ETA); then the moving pass goes batch by
+ * batch, recording after each batch the last key it dealt with, so a restart resumes there ({@link WalkMarkers}).
+ * Objects already moved are gone from here, so neither a resumed walk nor one a newer map restarts sends anything
+ * twice.
+ *
+ * <p>Threads: {@link #run} on the rebalancer's walker thread; moves on the stream pool.
+ */
+final class RebalanceWalk implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(RebalanceWalk.class);
+  /** Keys examined per batch; the misplaced among them move in parallel, then the marker advances. */
+  static final int BATCH = 256;
+
+  private final String self;
+  private final long id;
+  private final ClusterMetadataHolder cluster;
+  private final ObjectStore store;
+  private final ObjectMover mover;
+  private final ExecutorService streams;
+  private final BandwidthCap cap;
+  private final RebalanceCounters counters;
+  private volatile boolean stopped;
+  private volatile boolean aborted;
+
+  RebalanceWalk(String self, long id, ClusterMetadataHolder cluster, ObjectStore store, ObjectMover mover,
+      ExecutorService streams, BandwidthCap cap, RebalanceCounters counters) {
+    this.self = self;
+    this.id = id;
+    this.cluster = cluster;
+    this.store = store;
+    this.mover = mover;
+    this.streams = streams;
+    this.cap = cap;
+    this.counters = counters;
+  }
+
+  long id() {
+    return id;
+  }
+
+  RebalanceCounters counters() {
+    return counters;
+  }
+
+  /** Stops the walk: a newer rebalance takes over ({@code abort} false), or this one was aborted. */
+  void stop(boolean abort) {
+    aborted |= abort;
+    stopped = true;
+  }
+
+  @Override
+  public void run() {
+    try {
+      log.info("node={} job={} rebalance walk started", self, jobId(id));
+      List<Mountpath> mountpaths = store.mountpaths();
+      for (Mountpath mp : mountpaths) {
+        count(mp);
+      }
+      log.info("node={} job={} {} objects ({} bytes) to move", self, jobId(id), counters.toMove.get(),
+          counters.bytesToMove.get());
+      for (Mountpath mp : mountpaths) {
+        if (!WalkMarkers.isDone(mp, id)) {
+          walk(mp);
+        }
+        if (stopped) {
+          counters.end(aborted ? RebalanceProgress.ABORTED : RebalanceProgress.RUNNING);
+          log.info("node={} job={} rebalance walk {} after {} moved", self, jobId(id),
+              aborted ? "aborted" : "superseded", counters.sent.get());
+          return;
+        }
+        if (counters.failed.get() == 0) {
+          WalkMarkers.done(mp, id);
+        }
+      }
+      counters.walkComplete();
+      counters.end(counters.failed.get() == 0 ? RebalanceProgress.DONE : RebalanceProgress.FAILED);
+      log.info("node={} job={} rebalance walk {}: {} moved ({} bytes), {} not needed, {} failed", self, jobId(id),
+          counters.state(), counters.sent.get(), counters.bytesSent.get(), counters.kept.get(),
+          counters.failed.get());
+    } catch (InterruptedException e) {
+      counters.end(RebalanceProgress.ABORTED);
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      log.error("node={} job={} rebalance walk failed", self, jobId(id), e);
+      counters.failure("", "walk failed: " + e);
+      counters.end(RebalanceProgress.FAILED);
+    }
+  }
+
+  private static String jobId(long id) {
+    return io.granary.clustermap.Rebalance.JOB_PREFIX + id;
+  }
+
+  /** Counts what is left to move on {@code mp} from where its walk resumes. */
+  private void count(Mountpath mp) throws IOException {
+    if (WalkMarkers.isDone(mp, id)) {
+      return;
+    }
+    ClusterMetadataHolder.Snapshot s = cluster.require();
+    mp.meta().scan("", WalkMarkers.resumeAfter(mp, id), (key, meta) -> {
+      if (misplaced(key, s) != null) {
+        counters.toMove.incrementAndGet();
+        counters.bytesToMove.addAndGet(meta.size());
+      }
+      return !stopped;
+    });
+  }
+
+  private void walk(Mountpath mp) throws IOException, InterruptedException {
+    String after = WalkMarkers.resumeAfter(mp, id);
+    while (!stopped) {
+      List<String> keys = new ArrayList<>(BATCH);
+      List<ObjectMeta> metas = new ArrayList<>(BATCH);
+      mp.meta().scan("", after, (key, meta) -> {
+        keys.add(key);
+        metas.add(meta);
+        return keys.size() < BATCH;
+      });
+      if (keys.isEmpty()) {
+        return;
+      }
+      ClusterMetadataHolder.Snapshot s = cluster.require();
+      List<Future<ObjectMover.Result>> moves = new ArrayList<>();
+      List<ObjectKey> moving = new ArrayList<>();
+      for (String key : keys) {
+        ObjectKey k = misplaced(key, s);
+        if (k != null) {
+          moving.add(k);
+          moves.add(streams.submit(() -> mover.move(k.bucket(), k.name(), cap, () -> stopped)));
+        }
+      }
+      counters.walked.addAndGet(keys.size());
+      for (int i = 0; i < moves.size(); i++) {
+        settle(moving.get(i), await(moves.get(i)));
+      }
+      if (stopped) {
+        return; // the marker stays before this batch: what did not move is looked at again
+      }
+      after = keys.get(keys.size() - 1);
+      WalkMarkers.walkedTo(mp, id, after);
+    }
+  }
+
+  private ObjectMover.Result await(Future<ObjectMover.Result> f) throws InterruptedException {
+    try {
+      return f.get();
+    } catch (ExecutionException e) {
+      return new ObjectMover.Result(ObjectMover.Kind.FAILED, 0, String.valueOf(e.getCause()));
+    }
+  }
+
+  private void settle(ObjectKey k, ObjectMover.Result r) {
+    switch (r.kind()) {
+      case MOVED -> {
+        counters.sent.incrementAndGet();
+        counters.bytesSent.addAndGet(r.bytes());
+      }
+      case NOT_NEEDED -> counters.kept.incrementAndGet();
+      case FAILED -> {
+        counters.failure(k.bucket().bucket() + "/" + k.name(), r.error());
+        log.warn("node={} job={} bucket={} object={} could not be moved: {}", self, jobId(id),
+            k.bucket().bucket(), k.name(), r.error());
+      }
+      case STAYS, GONE, STOPPED -> { }
+    }
+  }
+
+  /** The object a key names if another target owns it under {@code s}'s map; null when it belongs here. */
+  private ObjectKey misplaced(String key, ClusterMetadataHolder.Snapshot s) {
+    ObjectKey k = ObjectKey.resolve(key, s);
+    if (k == null) {
+      return null;
+    }
+    Node owner = s.placement().owner(PlacementKey.digest(k.bucket().bucket(), k.name())).orElse(null);
+    return owner == null || owner.id().equals(self) ? null : k;
+  }
+}

@@ -1,0 +1,275 @@
+package io.granary.target.rebalance;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.Rebalance;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.auth.ClusterSigner;
+import io.granary.common.http.client.UpstreamPool;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.rebalance.RebalanceProgress;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.Relocation;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This target's part in rebalancing. It follows the cluster map: a new running {@link Rebalance} stops the walk of
+ * an older one and starts its own ({@link RebalanceWalk}), resuming where a previous run of this process left it;
+ * an aborted one stops; a finished one lets the tombstones of deletes go. It also hands on writes this target does
+ * not own ({@link Handoffs}), pushes objects to owners that ask for them (get-from-neighbor) and counts what it
+ * receives. Its progress is {@code GET /v1/rebalance}.
+ *
+ * <p>Threads: map changes arrive on whatever thread applies them and only start or stop walks; the walk runs on
+ * {@code rebalance-ID}, its moves on {@code rebalance-stream-ID-N}, pushes on {@code push-ID-N}.
+ */
+public final class Rebalancer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
+  static final int PUSH_THREADS = 8;
+
+  /** What a target tells about its space, for the primary's capacity check before targets leave placement. */
+  public interface Space {
+    /** Bytes of objects held now. */
+    long heldBytes();
+
+    /** Bytes that fit before the high watermark, over all mountpaths. */
+    long roomBytes();
+  }
+
+  private final String self;
+  private final ClusterMetadataHolder cluster;
+  private final ObjectStore store;
+  private final Relocation relocation;
+  private final ObjectMover mover;
+  private final Handoffs handoffs;
+  private final RebalanceConfig config;
+  private final BandwidthCap cap;
+  private final Space space;
+  private final Clock clock;
+  private final ExecutorService walker;
+  private final ExecutorService streams;
+  private final ThreadPoolExecutor pushes;
+  private final LongAdder totalSent = new LongAdder();
+  private final LongAdder totalBytesSent = new LongAdder();
+  private final LongAdder totalReceived = new LongAdder();
+  private final LongAdder totalBytesReceived = new LongAdder();
+  private RebalanceWalk walk;          // the latest walk started here; guarded by this
+  private RebalanceCounters counters;  // the latest rebalance's counters (walk or not); guarded by this
+  private long tombstonesClearedFor;   // guarded by this
+  private volatile boolean closed;
+
+  public Rebalancer(String self, ClusterMetadataHolder cluster, ObjectStore store, UpstreamPool pool,
+      EventLoopGroup loops, ClusterSigner signer, RebalanceConfig config, Space space) {
+    this.self = self;
+    this.cluster = cluster;
+    this.store = store;
+    this.relocation = new Relocation(store);
+    this.mover = new ObjectMover(self, cluster, relocation, new ObjectSender(pool, loops, signer));
+    this.handoffs = new Handoffs(self, cluster, store, mover);
+    this.config = config;
+    this.cap = BandwidthCap.of(config.bandwidthBytesPerSecond());
+    this.space = space;
+    this.clock = Clock.systemUTC();
+    this.walker = Executors.newSingleThreadExecutor(new DefaultThreadFactory("rebalance-" + self, true));
+    this.streams = Executors.newFixedThreadPool(config.streams(),
+        new DefaultThreadFactory("rebalance-stream-" + self, true));
+    this.pushes = new ThreadPoolExecutor(PUSH_THREADS, PUSH_THREADS, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(1024), new DefaultThreadFactory("push-" + self, true));
+  }
+
+  /** Hands on what a previous run left, follows the map from now on, and resumes a rebalance in progress. */
+  public void start() throws IOException {
+    store.setCommitListener(handoffs);
+    handoffs.start();
+    cluster.onChange((old, now) -> follow(now));
+    cluster.snapshot().ifPresent(this::follow);
+  }
+
+  public Relocation relocation() {
+    return relocation;
+  }
+
+  private synchronized void follow(ClusterMetadataHolder.Snapshot s) {
+    Rebalance r = s.map().rebalance();
+    if (closed || r == null) {
+      return;
+    }
+    if (r.running()) {
+      if (counters == null || counters.id < r.id()) {
+        begin(r.id());
+      }
+    } else if (r.state() == Rebalance.State.ABORTED) {
+      if (walk != null && walk.id() == r.id()) {
+        walk.stop(true);
+      }
+    } else if (s.map().settled() && tombstonesClearedFor < r.id()) {
+      tombstonesClearedFor = r.id();
+      walker.execute(() -> {
+        try {
+          relocation.clearTombstones(); // every object is on its owner: no moved copy can arrive any more
+        } catch (IOException e) {
+          log.warn("node={} clearing tombstones after {} failed: {}", self, r.jobId(), e.toString());
+        }
+      });
+    }
+  }
+
+  /** Starts rebalance {@code id} here, stopping an older walk; a walk already completed needs nothing. */
+  private void begin(long id) {
+    if (walk != null) {
+      walk.stop(false);
+    }
+    boolean done;
+    try {
+      done = allDone(id);
+    } catch (IOException e) {
+      log.warn("node={} reading rebalance markers failed; walking again: {}", self, e.toString());
+      done = false;
+    }
+    if (done) {
+      counters = RebalanceCounters.completed(id, clock);
+      walk = null;
+      return;
+    }
+    counters = new RebalanceCounters(id, clock);
+    walk = new RebalanceWalk(self, id, cluster, store, mover, streams, cap, counters);
+    RebalanceWalk w = walk;
+    walker.execute(() -> {
+      RebalanceCounters c = w.counters();
+      w.run();
+      totalSent.add(c.sent.get());
+      totalBytesSent.add(c.bytesSent.get());
+    });
+  }
+
+  private boolean allDone(long id) throws IOException {
+    for (Mountpath mp : store.mountpaths()) {
+      if (!WalkMarkers.isDone(mp, id)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A copy from another target was stored here (receivers count it). */
+  void received(long bytes) {
+    totalReceived.increment();
+    totalBytesReceived.add(bytes);
+    RebalanceCounters c;
+    synchronized (this) {
+      c = counters;
+    }
+    if (c != null) {
+      c.received.incrementAndGet();
+      c.bytesReceived.addAndGet(bytes);
+    }
+  }
+
+  /**
+   * Sends the copy held here to {@code to} now and removes it here once {@code to} has it (get-from-neighbor).
+   * Completes with null when this target does not hold the object.
+   */
+  CompletableFuture<Relocation.Outcome> push(BucketProps bucket, String name, Node to) {
+    CompletableFuture<Relocation.Outcome> f = new CompletableFuture<>();
+    try {
+      pushes.execute(() -> {
+        try {
+          f.complete(mover.push(bucket, name, to));
+        } catch (Throwable t) {
+          f.completeExceptionally(t);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      f.completeExceptionally(new io.granary.common.error.ServiceUnavailableException(
+          io.granary.common.error.ServiceUnavailableException.BUSY, "target " + self + " has too many pushes queued",
+          1));
+    }
+    return f;
+  }
+
+  /** This target's progress in the latest rebalance it knows of. */
+  public RebalanceProgress progress() {
+    RebalanceCounters c;
+    synchronized (this) {
+      c = counters;
+    }
+    boolean holds = holdsObjects();
+    if (c == null) {
+      return new RebalanceProgress(self, 0, RebalanceProgress.IDLE, 0, 0, 0, false, 0, 0, 0, 0, 0, 0, null,
+          handoffs.pending(), space.heldBytes(), holds, space.roomBytes(), 0, null, cap.bytesPerSecond(), null, null);
+    }
+    return c.snapshot(self, handoffs.pending(), space.heldBytes(), holds, space.roomBytes(), cap.bytesPerSecond());
+  }
+
+  private boolean holdsObjects() {
+    for (Mountpath mp : store.mountpaths()) {
+      try {
+        if (!mp.meta().isEmpty()) {
+          return true;
+        }
+      } catch (IOException e) {
+        return true; // cannot tell: not drained
+      }
+    }
+    return false;
+  }
+
+  /** Objects this target sent (stored by their receivers) in all rebalances since it started, for metrics. */
+  public long totalSent() {
+    return totalSent.sum() + running(c -> c.sent.get());
+  }
+
+  public long totalBytesSent() {
+    return totalBytesSent.sum() + running(c -> c.bytesSent.get());
+  }
+
+  public long totalReceived() {
+    return totalReceived.sum();
+  }
+
+  public long totalBytesReceived() {
+    return totalBytesReceived.sum();
+  }
+
+  /** Whether a rebalance walk is running here now, for metrics. */
+  public synchronized boolean walking() {
+    return counters != null && RebalanceProgress.RUNNING.equals(counters.state());
+  }
+
+  private synchronized long running(java.util.function.ToLongFunction<RebalanceCounters> f) {
+    return counters != null && RebalanceProgress.RUNNING.equals(counters.state()) ? f.applyAsLong(counters) : 0;
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+      if (walk != null) {
+        walk.stop(false);
+      }
+    }
+    handoffs.close();
+    walker.shutdownNow();
+    streams.shutdownNow();
+    pushes.shutdownNow();
+    try {
+      walker.awaitTermination(10, TimeUnit.SECONDS);
+      streams.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,187 @@
+package io.granary.target.rebalance;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.api.ObjectAddress;
+import io.granary.common.control.ControlClient;
+import io.granary.common.error.BadRequestException;
+import io.granary.common.error.ConflictException;
+import io.granary.common.error.MethodNotAllowedException;
+import io.granary.common.error.ObjectNotFoundException;
+import io.granary.common.error.RouteNotFoundException;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.HttpExchange;
+import io.granary.common.http.RequestHandler;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.target.http.StorageErrors;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.Relocation;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The target's endpoints for objects moving between targets ({@link ObjectTransport}) and its rebalance progress.
+ * Only peers call them: like every target endpoint they take only cluster-signed requests.
+ */
+public final class TransportRoutes {
+  private static final Logger log = LoggerFactory.getLogger(TransportRoutes.class);
+
+  private final ClusterMetadataHolder cluster;
+  private final Rebalancer rebalancer;
+  private final BoundedExecutor disk;
+
+  public TransportRoutes(ClusterMetadataHolder cluster, Rebalancer rebalancer, BoundedExecutor disk) {
+    this.cluster = cluster;
+    this.rebalancer = rebalancer;
+    this.disk = disk;
+  }
+
+  /** Whether {@code rawPath} is one of these endpoints. */
+  public static boolean handles(String rawPath) {
+    return rawPath.startsWith(ObjectTransport.PREFIX) || rawPath.equals(ObjectTransport.PROGRESS);
+  }
+
+  public RequestHandler route(HttpExchange ex) {
+    String path = ex.path().raw();
+    HttpMethod m = ex.method();
+    if (path.equals(ObjectTransport.PROGRESS)) {
+      if (m.equals(HttpMethod.GET)) {
+        return e -> e.sendJson(HttpResponseStatus.OK, rebalancer.progress());
+      }
+    } else if (path.startsWith(ObjectTransport.OBJECTS)) {
+      if (m.equals(HttpMethod.PUT)) {
+        return new Receive();
+      } else if (m.equals(HttpMethod.DELETE)) {
+        return this::removeOlder;
+      }
+    } else if (path.startsWith(ObjectTransport.PUSH)) {
+      if (m.equals(HttpMethod.POST)) {
+        return this::push;
+      }
+    } else {
+      throw new RouteNotFoundException(path);
+    }
+    throw new MethodNotAllowedException(m, path);
+  }
+
+  private record Target(BucketProps bucket, String name) {
+  }
+
+  private Target target(HttpExchange ex, String prefix) {
+    ObjectAddress addr = ObjectAddress.parse(ex, prefix);
+    return new Target(cluster.requireBucket(addr.bucket()), addr.name());
+  }
+
+  /** {@code POST /v1/transport/push/...?to=NODE}: send the copy held here to NODE now. */
+  private void push(HttpExchange ex) {
+    Target t = target(ex, ObjectTransport.PUSH);
+    String to = ex.queryParam(ObjectTransport.TO);
+    Node node = to == null ? null : cluster.require().map().targets().get(to);
+    if (node == null) {
+      throw BadRequestException.invalidArgument("push needs ?to= a target of the cluster map, got " + to);
+    }
+    rebalancer.push(t.bucket(), t.name(), node).whenComplete((outcome, err) -> {
+      if (err != null) {
+        Throwable cause = ControlClient.cause(err);
+        log.warn("node={} bucket={} object={} push to {} failed: {}", ex.nodeId(), t.bucket().bucket(), t.name(),
+            to, cause.toString());
+        ex.sendError(StorageErrors.of("pushing " + t.name() + " to " + to, cause));
+      } else if (outcome == null) {
+        ex.sendError(new ObjectNotFoundException(t.bucket().bucket().toString(), t.name()));
+      } else {
+        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Answer(outcome.name().toLowerCase(Locale.ROOT)));
+      }
+    });
+  }
+
+  /** {@code DELETE /v1/transport/objects/...?before=MS}: remove the copy here if it is not newer than MS. */
+  private void removeOlder(HttpExchange ex) {
+    Target t = target(ex, ObjectTransport.OBJECTS);
+    long before;
+    try {
+      before = Long.parseLong(String.valueOf(ex.queryParam(ObjectTransport.BEFORE)));
+    } catch (NumberFormatException e) {
+      throw BadRequestException.invalidArgument("removal needs ?before= epoch milliseconds");
+    }
+    Relocation relocation = rebalancer.relocation();
+    disk.submit(() -> relocation.removeOlderThan(t.bucket(), t.name(), before)).whenComplete((removed, err) -> {
+      if (err != null) {
+        ex.sendError(StorageErrors.of("removing " + t.name(), ControlClient.cause(err)));
+      } else {
+        ex.sendJson(HttpResponseStatus.OK, Map.of("removed", removed));
+      }
+    });
+  }
+
+  /** {@code PUT /v1/transport/objects/...}: a copy sent by another target; committed only over an older one. */
+  private final class Receive implements RequestHandler {
+    private PutOperation op;
+    private ObjectMeta meta;
+    private long atime;
+    private Target target;
+
+    @Override
+    public void onRequest(HttpExchange ex) {
+      target = target(ex, ObjectTransport.OBJECTS);
+      String bid = ex.queryParam(ObjectTransport.BUCKET_ID);
+      if (!target.bucket().id().equals(bid)) {
+        throw new ConflictException("BucketIdMismatch", "bucket " + target.bucket().bucket() + " is incarnation "
+            + target.bucket().id() + " here, not " + bid);
+      }
+      meta = ObjectTransport.decodeMeta(ex.header(ObjectTransport.META_HEADER));
+      if (ex.declaredLength() != meta.size()) {
+        throw BadRequestException.invalidArgument("Content-Length " + ex.declaredLength()
+            + " does not match the object's size " + meta.size());
+      }
+      try {
+        String a = ex.header(ObjectTransport.ATIME_HEADER);
+        atime = a == null ? 0 : Long.parseLong(a);
+      } catch (NumberFormatException e) {
+        throw BadRequestException.invalidArgument("bad " + ObjectTransport.ATIME_HEADER);
+      }
+      try {
+        op = rebalancer.relocation().beginReceive(target.bucket(), target.name(), meta);
+      } catch (Exception e) {
+        throw StorageErrors.of("receiving " + target.name(), e);
+      }
+    }
+
+    @Override
+    public void onContent(HttpExchange ex, HttpContent chunk) throws Exception {
+      op.write(chunk.content());
+    }
+
+    @Override
+    public void onEnd(HttpExchange ex) {
+      PutOperation put = op;
+      op = null;
+      Relocation relocation = rebalancer.relocation();
+      disk.submit(() -> relocation.commitReceived(put, meta, atime)).whenComplete((outcome, err) -> {
+        if (err != null) {
+          put.discard();
+          ex.sendError(StorageErrors.of("committing received " + target.name(), ControlClient.cause(err)));
+          return;
+        }
+        if (outcome == Relocation.Outcome.STORED) {
+          rebalancer.received(meta.size());
+        }
+        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Answer(outcome.name().toLowerCase(Locale.ROOT)));
+      });
+    }
+
+    @Override
+    public void onAbort(HttpExchange ex, Throwable cause) {
+      PutOperation put = op;
+      op = null;
+      if (put != null) {
+        disk.execute(put::discard);
+      }
+    }
+  }
+}

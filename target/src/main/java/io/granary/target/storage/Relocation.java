@@ -1,0 +1,172 @@
+package io.granary.target.storage;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.target.meta.MetaStore;
+import io.granary.target.meta.ObjectMeta;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * Objects that move between targets (rebalance, get-from-neighbor) as the store sees them: opened for sending
+ * without counting as a read, received and committed only over an older copy, removed at the source only when
+ * unchanged since they were sent, and deletes remembered while objects move so a copy in flight cannot bring a
+ * deleted object back.
+ *
+ * <p>"Newer" is the object's mtime: the time the target that accepted the write committed it (epoch ms). A moved
+ * copy replaces the receiver's copy only when strictly newer, so a PUT that lands on the new owner during the move
+ * (committed later than the copy it replaces) wins; equal mtimes mean the same version. A delete made while a
+ * rebalance runs leaves a tombstone with its time: a moved copy not newer than it is refused.
+ */
+public final class Relocation {
+  private static final String TOMBSTONES = "tombstones";
+
+  private final ObjectStore store;
+
+  public Relocation(ObjectStore store) {
+    this.store = store;
+  }
+
+  /** What happened to a copy sent to this target. */
+  public enum Outcome {
+    /** Committed: it is this target's copy now. */
+    STORED,
+    /** This target's copy is as new or newer: nothing changed. */
+    KEPT,
+    /** The object was deleted here after that copy was written: nothing changed. */
+    DELETED
+  }
+
+  /**
+   * Opens an object to send it elsewhere, or returns null when absent. Not an access: moving an object must not
+   * make it look recently read to eviction.
+   */
+  public StoredObject open(BucketProps bucket, String name) throws IOException {
+    ObjectLocation loc = store.locate(bucket, name);
+    Lock read = store.locks().forDigest(loc.digest()).readLock();
+    read.lock();
+    try {
+      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
+      if (meta == null) {
+        return null;
+      }
+      try {
+        return new StoredObject(meta, FileChannel.open(loc.file(), StandardOpenOption.READ));
+      } catch (NoSuchFileException e) {
+        throw new IOException("object '" + name + "' of " + bucket.bucket() + " has metadata but no file " + loc.file(),
+            e);
+      }
+    } finally {
+      read.unlock();
+    }
+  }
+
+  /** The recorded access time of an object (epoch ms), or 0. */
+  public long atime(BucketProps bucket, String name) throws IOException {
+    ObjectLocation loc = store.locate(bucket, name);
+    return loc.mountpath().meta().atime(loc.key());
+  }
+
+  /**
+   * Starts receiving a copy described by {@code meta}: a work file on the object's mountpath whose content must
+   * match {@code meta}'s size and checksum. Checks space like a PUT (507).
+   */
+  public PutOperation beginReceive(BucketProps bucket, String name, ObjectMeta meta) throws IOException {
+    List<ExpectedChecksum> expected = meta.checksum().isEmpty() ? List.of()
+        : List.of(new ExpectedChecksum(meta.checksumType(), meta.checksum()));
+    return store.beginPut(bucket, name, new PutOptions(meta.size(), expected, false, null, null));
+  }
+
+  /**
+   * Commits a received copy (its body complete in {@code op}) as exactly {@code meta}, unless this target holds a
+   * copy as new or newer, or deleted the object later than {@code meta}'s mtime. Keeps the copy's access time.
+   * Disk executor only.
+   */
+  public Outcome commitReceived(PutOperation op, ObjectMeta meta, long atime) throws IOException {
+    ObjectLocation loc = op.location();
+    Outcome[] why = {Outcome.STORED};
+    boolean stored = op.finishAs(meta, current -> {
+      if (current != null && current.mtime() >= meta.mtime()) {
+        why[0] = Outcome.KEPT;
+        return false;
+      }
+      if (current == null && tombstone(loc) >= meta.mtime()) {
+        why[0] = Outcome.DELETED;
+        return false;
+      }
+      return true;
+    });
+    if (stored && atime > 0) {
+      loc.mountpath().meta().putAtimes(java.util.Map.of(loc.key(), atime));
+    }
+    return stored ? Outcome.STORED : why[0];
+  }
+
+  /**
+   * Removes the copy that was sent, if it is still the version {@code sent} (a newer write that landed here since is
+   * left alone). Disk executor only.
+   *
+   * @return whether it was removed
+   */
+  public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
+    ObjectLocation loc = store.locate(bucket, name);
+    Lock write = store.locks().forDigest(loc.digest()).writeLock();
+    write.lock();
+    try {
+      ObjectMeta now = loc.mountpath().meta().get(loc.key());
+      if (now == null || !now.equals(sent)) {
+        return false;
+      }
+      store.remove(loc, now);
+      return true;
+    } finally {
+      write.unlock();
+    }
+  }
+
+  /**
+   * Removes this target's copy if it is not newer than {@code deletedAt} (a delete made on the owner while the
+   * object moves). Disk executor only.
+   *
+   * @return whether a copy was removed
+   */
+  public boolean removeOlderThan(BucketProps bucket, String name, long deletedAt) throws IOException {
+    ObjectLocation loc = store.locate(bucket, name);
+    Lock write = store.locks().forDigest(loc.digest()).writeLock();
+    write.lock();
+    try {
+      ObjectMeta now = loc.mountpath().meta().get(loc.key());
+      if (now == null || now.mtime() > deletedAt) {
+        return false;
+      }
+      store.remove(loc, now);
+      return true;
+    } finally {
+      write.unlock();
+    }
+  }
+
+  /** Records (synced) that the object was deleted at {@code at}, epoch ms. Disk executor only. */
+  public void tombstone(BucketProps bucket, String name, long at) throws IOException {
+    ObjectLocation loc = store.locate(bucket, name);
+    loc.mountpath().meta().column(TOMBSTONES).put(loc.key(), ByteBuffer.allocate(8).putLong(at).array());
+  }
+
+  /** When the object was deleted while objects moved (epoch ms), or 0. */
+  long tombstone(ObjectLocation loc) throws IOException {
+    byte[] v = loc.mountpath().meta().column(TOMBSTONES).get(loc.key());
+    return v == null || v.length != 8 ? 0 : ByteBuffer.wrap(v).getLong();
+  }
+
+  /** Forgets every tombstone: once every object is on its owner, no moved copy can arrive any more. */
+  public void clearTombstones() throws IOException {
+    for (Mountpath mp : store.mountpaths()) {
+      MetaStore.Column c = mp.meta().column(TOMBSTONES);
+      c.clear();
+    }
+  }
+}
