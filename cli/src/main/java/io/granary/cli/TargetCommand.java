@@ -4,6 +4,7 @@ import io.granary.common.config.ByteSize;
 import io.granary.target.CacheConfig;
 import io.granary.target.TargetConfig;
 import io.granary.target.TargetNode;
+import io.granary.target.rebalance.RebalanceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -99,6 +100,16 @@ public final class TargetCommand implements Callable<Integer> {
           + "failed (default: ${DEFAULT-VALUE}).")
   Duration backendReadTimeout;
 
+  @Option(names = "--rebalance-streams", defaultValue = "4", paramLabel = "N",
+      description = "Objects this target sends to other targets at once while rebalancing (default: ${DEFAULT-VALUE}).")
+  int rebalanceStreams;
+
+  @Option(names = "--rebalance-bandwidth", defaultValue = "256MiB", paramLabel = "BYTES",
+      description = {"The most bytes per second this target sends while rebalancing, over all its streams, so "
+          + "foreground reads keep their speed; 0 removes the cap (default: ${DEFAULT-VALUE}).",
+          "Reads that bring an object from its previous owner (get-from-neighbor) are not capped."})
+  String rebalanceBandwidth;
+
   /** Cold-GET and space settings from the flags. */
   CacheConfig cacheConfig() {
     return CacheConfig.DEFAULTS.withSpace(ByteSize.parse(capacity), highWatermark, lowWatermark,
@@ -113,7 +124,8 @@ public final class TargetCommand implements Callable<Integer> {
     int cores = Runtime.getRuntime().availableProcessors();
     TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, weight,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
-        Duration.ofMinutes(5), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig());
+        Duration.ofMinutes(5), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
+        new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth)));
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal);
   }

@@ -8,7 +8,7 @@ package io.granary.target.rebalance;
  */
 public record RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
   public static final int DEFAULT_STREAMS = 4;
-  /** Measured in bench/rebalance.sh: foreground GET p99 stays within 2x of idle on the bench machine. */
+  /** The default cap; bench/rebalance.sh measures what rebalancing under it costs foreground reads. */
   public static final long DEFAULT_BANDWIDTH = 256L << 20;
   public static final RebalanceConfig DEFAULTS = new RebalanceConfig(DEFAULT_STREAMS, DEFAULT_BANDWIDTH);
 
