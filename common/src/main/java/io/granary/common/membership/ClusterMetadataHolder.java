@@ -10,7 +10,9 @@ import io.granary.common.error.ConflictException;
 import io.granary.common.error.ServiceUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
@@ -43,6 +45,11 @@ public final class ClusterMetadataHolder {
   private final MetadataFiles files;
   private volatile Snapshot current;
   private final List<BiConsumer<Snapshot, Snapshot>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Waiter> waiters = new ArrayList<>(); // guarded by this
+
+  /** Someone waiting for a map version. */
+  private record Waiter(long version, CompletableFuture<Snapshot> future) {
+  }
 
   /** Loads persisted metadata, if any. */
   public ClusterMetadataHolder(String nodeId, MetadataFiles files) throws IOException {
@@ -67,6 +74,27 @@ public final class ClusterMetadataHolder {
           "node " + nodeId + " has not joined a cluster yet", 2);
     }
     return s;
+  }
+
+  /**
+   * Completes once this node holds a cluster map of at least {@code version} (at once when it does already). The
+   * future completes on the thread that applies that map; callers hop to their own thread.
+   */
+  public CompletableFuture<Snapshot> whenMapAtLeast(long version) {
+    synchronized (this) {
+      Snapshot s = current;
+      if (s != null && s.map().version() >= version) {
+        return CompletableFuture.completedFuture(s);
+      }
+      Waiter w = new Waiter(version, new CompletableFuture<>());
+      waiters.add(w);
+      w.future().whenComplete((v, err) -> {
+        synchronized (this) {
+          waiters.remove(w);
+        }
+      });
+      return w.future();
+    }
   }
 
   /** Registers a callback run after each published change with (old, new); old is null on the first. */
@@ -111,6 +139,11 @@ public final class ClusterMetadataHolder {
     if (old == null || old.buckets().version() != next.buckets().version()) {
       log.info("node={} bucket metadata v{} ({} buckets)", nodeId, next.buckets().version(),
           next.buckets().buckets().size());
+    }
+    for (Waiter w : List.copyOf(waiters)) {
+      if (snap.map().version() >= w.version()) {
+        w.future().complete(snap);
+      }
     }
     for (BiConsumer<Snapshot, Snapshot> l : listeners) {
       try {

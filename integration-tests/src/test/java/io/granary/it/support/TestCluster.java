@@ -54,7 +54,7 @@ public final class TestCluster implements AutoCloseable {
     List<String> jvm = new ArrayList<>(List.of("-Xms32m", "-Xmx256m", "-XX:+ExitOnOutOfMemoryError",
         "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
     jvm.addAll(jvmOptions);
-    int port = freePortRange(targets + 1);
+    int port = freePortRange(targets + 4); // room for targets a test adds (LocalCluster.addTarget)
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
         Duration.ofSeconds(90), proxyArgs, null, nativeAuth, targetArgs);
     return new TestCluster(LocalCluster.start(opts), dir);

@@ -2,6 +2,7 @@ package io.granary.proxy.http;
 
 import io.granary.clustermap.Node;
 import io.granary.common.auth.ClusterSigner;
+import io.granary.common.api.GranaryHeaders;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
@@ -30,9 +31,12 @@ final class ObjectRedirectHandler implements RequestHandler {
   public void onRequest(HttpExchange ex) {
     ObjectAddress addr = ObjectAddress.parse(ex);
     cluster.requireBucket(addr.bucket());
-    Node owner = ObjectOwner.require(cluster.require(), addr.bucket(), addr.name());
+    ClusterMetadataHolder.Snapshot s = cluster.require();
+    Node owner = ObjectOwner.require(s, addr.bucket(), addr.name());
     String query = ex.path().rawQuery();
-    String uri = ex.path().raw() + (query.isEmpty() ? "" : "?" + query);
+    // The map version this redirect was decided by: a target that holds an older one waits for it first.
+    String uri = ex.path().raw() + "?" + (query.isEmpty() ? "" : query + "&") + GranaryHeaders.MAP_VERSION_PARAM + "="
+        + s.map().version();
     if (signer != null) {
       uri = signer.signUrl(ex.method().name(), uri, REDIRECT_VALID_SECONDS);
     }

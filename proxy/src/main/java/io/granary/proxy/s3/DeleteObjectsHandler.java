@@ -5,6 +5,9 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ObjectName;
 import io.granary.common.api.ApiPaths;
+import io.granary.common.api.GranaryHeaders;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.membership.ObjectOwner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ApiException;
 import io.granary.common.error.ChecksumMismatchException;
@@ -78,9 +81,11 @@ final class DeleteObjectsHandler extends S3BodyCollector {
   private CompletableFuture<DeleteError> delete(BucketProps bucket, ObjectIdentifier o) {
     try {
       ObjectName.requireValid(o.key());
-      Node owner = forwarder.owner(bucket.bucket(), o.key());
+      ClusterMetadataHolder.Snapshot s = ctx.cluster().require();
+      Node owner = ObjectOwner.require(s, bucket.bucket(), o.key());
       String url = owner.url() + ApiPaths.OBJECTS + bucket.bucket().name() + "/" + RequestPath.encodePath(o.key())
-          + "?provider=" + bucket.bucket().provider().wireName();
+          + "?provider=" + bucket.bucket().provider().wireName() + "&" + GranaryHeaders.MAP_VERSION_PARAM + "="
+          + s.map().version();
       return ctx.client().send("DELETE", url, null, Void.class)
           .handle((ok, err) -> err == null || notFound(err) ? null : DeleteError.of(o, asApi(err)));
     } catch (IllegalArgumentException e) {

@@ -7,6 +7,7 @@ import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.InvalidNameException;
 import io.granary.clustermap.bucket.ObjectName;
 import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.api.GranaryHeaders;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.ServiceUnavailableException;
@@ -57,7 +58,8 @@ public final class S3ObjectForwarder {
       throw new BadRequestException(e.getMessage().contains("bytes") ? "KeyTooLongError" : "InvalidArgument",
           e.getMessage());
     }
-    Node owner = owner(bucket.bucket(), key);
+    ClusterMetadataHolder.Snapshot snapshot = cluster.require();
+    Node owner = ObjectOwner.require(snapshot, bucket.bucket(), key);
     String query = stripAuthParams(ex.path().rawQuery());
     String uri = "/s3/" + encodedBucket(bucket) + "/" + path.rawKey() + (query.isEmpty() ? "" : "?" + query);
     HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, ex.method(), uri);
@@ -71,6 +73,7 @@ public final class S3ObjectForwarder {
     URI target = URI.create(owner.url());
     h.set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
     h.set("granary-provider", bucket.bucket().provider().wireName());
+    h.set(GranaryHeaders.MAP_VERSION, snapshot.map().version());
     if (ex.hasBody() || body.decodedLength() > 0) {
       h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
       if (body.decodedLength() >= 0) {

@@ -8,10 +8,12 @@ import io.granary.clustermap.bucket.InvalidNameException;
 import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.NotImplementedException;
+import io.granary.common.api.GranaryHeaders;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
 import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.membership.ObjectOwner;
 import io.granary.common.s3.LocationConstraint;
 import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3Errors;
@@ -139,10 +141,12 @@ public final class S3Router implements Router {
 
   /** A 307 to the owner, with the request's own query (minus its presigned signature) and a cluster signature. */
   private RequestHandler redirect(BucketProps bucket, S3Path path) {
-    Node owner = forwarder.owner(bucket.bucket(), path.key());
+    ClusterMetadataHolder.Snapshot s = ctx.cluster().require();
+    Node owner = ObjectOwner.require(s, bucket.bucket(), path.key());
     return exchange -> {
       String query = S3ObjectForwarder.stripAuthParams(exchange.path().rawQuery());
-      String uri = "/s3/" + bucket.bucket().name() + "/" + path.rawKey() + (query.isEmpty() ? "" : "?" + query);
+      String uri = "/s3/" + bucket.bucket().name() + "/" + path.rawKey() + "?" + (query.isEmpty() ? "" : query + "&")
+          + GranaryHeaders.MAP_VERSION_PARAM + "=" + s.map().version();
       String location = owner.url() + (ctx.signer() == null ? uri
           : ctx.signer().signUrl(exchange.method().name(), uri, 300));
       exchange.sendRedirect(location);

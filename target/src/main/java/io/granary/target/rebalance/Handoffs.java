@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +34,14 @@ final class Handoffs implements ObjectStore.CommitListener {
   private final ClusterMetadataHolder cluster;
   private final ObjectStore store;
   private final ObjectMover mover;
+  private final LongConsumer moved; // told the bytes of each object handed on
   private final BlockingQueue<String> queue = new LinkedBlockingQueue<>(MAX_QUEUED);
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Thread worker;
   private volatile boolean closed;
 
-  Handoffs(String self, ClusterMetadataHolder cluster, ObjectStore store, ObjectMover mover) {
+  Handoffs(String self, ClusterMetadataHolder cluster, ObjectStore store, ObjectMover mover, LongConsumer moved) {
+    this.moved = moved;
     this.self = self;
     this.cluster = cluster;
     this.store = store;
@@ -107,6 +110,9 @@ final class Handoffs implements ObjectStore.CommitListener {
           ObjectMover.Result r = mover.move(k.bucket(), k.name(), BandwidthCap.NONE, () -> closed);
           if (r.kind() == ObjectMover.Kind.STOPPED) {
             return; // the record stays for the next start
+          }
+          if (r.kind() == ObjectMover.Kind.MOVED) {
+            moved.accept(r.bytes());
           }
           if (r.kind() == ObjectMover.Kind.FAILED) {
             log.error("node={} bucket={} object={} could not be handed on to its owner: {}", self,

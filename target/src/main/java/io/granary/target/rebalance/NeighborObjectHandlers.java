@@ -17,12 +17,18 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Object handlers that keep reads and deletes right while objects move between targets; they wrap the handlers
- * that serve what is on this target. Once the cluster's rebalance has settled they only delegate.
+ * that serve what is on this target. Once the cluster's rebalance has settled they only delegate. A request routed
+ * by a newer cluster map than this target holds waits (briefly) for that map first.
  *
  * <ul>
+ *   <li>Every request first waits (briefly, reading no body meanwhile) until this target holds the map the request
+ *       was routed by, so a target that just joined or has not yet received a change answers by the same
+ *       placement as the node that sent the request.</li>
  *   <li>GET and HEAD of an object not here first bring it from the target that still holds it
  *       ({@link NeighborLookup}), then serve it as if it had always been here. When no target has it the request
  *       goes on as usual (404, or a cold GET for a remote bucket); when a target that may hold it cannot answer, a
@@ -73,7 +79,17 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
 
   @Override
   public RequestHandler put(ObjectApi api) {
-    return inner.put(api);
+    return new Deferred(api, inner.put(api)) {
+      @Override
+      void before(HttpExchange ex, ObjectApi.ObjectRequest req) {
+        proceed(ex); // a write this target does not own is handed on after its commit (Handoffs)
+      }
+
+      @Override
+      boolean readsObject() {
+        return false; // the map only: the bucket must be known, the object need not be
+      }
+    };
   }
 
   @Override
@@ -111,14 +127,16 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
 
   /**
    * A request that may need a step before the wrapped handler takes it: {@link #before} calls {@link #proceed} once
-   * ready. Bodyless requests only (GET, HEAD, DELETE); callbacks that arrive before the wrapped handler has started
-   * are replayed to it then.
+   * ready. While it waits, reading the body stops (back-pressure); the few chunks already read are kept (retained,
+   * never copied) and replayed to the wrapped handler with the end, if it came.
    */
   private abstract class Deferred implements RequestHandler {
     private final ObjectApi api;
     private final RequestHandler delegate;
+    private final ArrayDeque<HttpContent> early = new ArrayDeque<>(); // event loop only
     private boolean started; // event loop only
     private boolean ended;
+    private boolean aborted;
 
     Deferred(ObjectApi api, RequestHandler delegate) {
       this.api = api;
@@ -127,26 +145,67 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
 
     abstract void before(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException;
 
+    /** Whether the step before needs the object looked up while objects move (reads and deletes do). */
+    boolean readsObject() {
+      return true;
+    }
+
     @Override
     public void onRequest(HttpExchange ex) throws Exception {
       ex.useErrorRenderer(api.errors());
-      ObjectApi.ObjectRequest req = api.read(ex);
-      if (!neighbors.unsettled()) {
+      // First the map the request was routed by: a target that just joined may not hold any map (nor buckets) yet.
+      CompletableFuture<Void> map = neighbors.mapOf(ex);
+      if (map.isDone()) {
+        decide(ex);
+      } else {
+        ex.readRequestBody(false);
+        map.whenComplete((v, err) -> ex.onLoop(() -> {
+          try {
+            ex.readRequestBody(true);
+            decide(ex);
+          } catch (Throwable t) {
+            ex.sendError(t);
+          }
+        }));
+      }
+    }
+
+    /** With a map at least as new as the request's: straight on when every object is on its owner. */
+    private void decide(HttpExchange ex) throws IOException {
+      if (aborted) {
+        return;
+      }
+      if (!neighbors.unsettled() || !readsObject()) {
         proceed(ex);
         return;
       }
-      before(ex, req);
+      before(ex, api.read(ex));
     }
 
-    /** Hands the request to the wrapped handler. Event loop. */
+    /** Hands the request to the wrapped handler, with what it missed. Event loop. */
     void proceed(HttpExchange ex) {
+      if (aborted) {
+        return;
+      }
       started = true;
       try {
         delegate.onRequest(ex);
+        while (!early.isEmpty()) {
+          HttpContent c = early.poll();
+          try {
+            if (!ex.answered()) {
+              delegate.onContent(ex, c);
+            }
+          } finally {
+            c.release();
+          }
+        }
         if (ended) {
           delegate.onEnd(ex);
         }
       } catch (Throwable t) {
+        early.forEach(HttpContent::release);
+        early.clear();
         ex.sendError(t);
       }
     }
@@ -155,6 +214,8 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
     public void onContent(HttpExchange ex, HttpContent chunk) throws Exception {
       if (started) {
         delegate.onContent(ex, chunk);
+      } else {
+        early.add(chunk.retain()); // the dispatcher releases its reference when this returns
       }
     }
 
@@ -168,6 +229,9 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
 
     @Override
     public void onAbort(HttpExchange ex, Throwable cause) {
+      aborted = true;
+      early.forEach(HttpContent::release);
+      early.clear();
       if (started) {
         delegate.onAbort(ex, cause);
       }

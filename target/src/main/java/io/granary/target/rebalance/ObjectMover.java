@@ -109,10 +109,8 @@ final class ObjectMover {
    * Sends the copy held here to {@code to} once, uncapped (get-from-neighbor: a client waits), and removes it here
    * when {@code to} has it. Null when this target does not hold the object.
    */
-  Relocation.Outcome push(BucketProps bucket, String name, Node to)
-      throws TransferException, IOException, InterruptedException {
-    Result r = sendOnce(bucket, name, to, BandwidthCap.NONE);
-    return r == null ? null : r.kind() == Kind.MOVED ? Relocation.Outcome.STORED : Relocation.Outcome.KEPT;
+  Result push(BucketProps bucket, String name, Node to) throws TransferException, IOException, InterruptedException {
+    return sendOnce(bucket, name, to, BandwidthCap.NONE);
   }
 
   /** One attempt: null when the object is not here. */

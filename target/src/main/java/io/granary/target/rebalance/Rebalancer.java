@@ -22,7 +22,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +77,7 @@ public final class Rebalancer implements AutoCloseable {
     this.store = store;
     this.relocation = new Relocation(store);
     this.mover = new ObjectMover(self, cluster, relocation, new ObjectSender(pool, loops, signer));
-    this.handoffs = new Handoffs(self, cluster, store, mover);
+    this.handoffs = new Handoffs(self, cluster, store, mover, this::sentOutsideWalk);
     this.config = config;
     this.cap = BandwidthCap.of(config.bandwidthBytesPerSecond());
     this.space = space;
@@ -145,14 +144,11 @@ public final class Rebalancer implements AutoCloseable {
       return;
     }
     counters = new RebalanceCounters(id, clock);
-    walk = new RebalanceWalk(self, id, cluster, store, mover, streams, cap, counters);
-    RebalanceWalk w = walk;
-    walker.execute(() -> {
-      RebalanceCounters c = w.counters();
-      w.run();
-      totalSent.add(c.sent.get());
-      totalBytesSent.add(c.bytesSent.get());
+    walk = new RebalanceWalk(self, id, cluster, store, mover, streams, cap, counters, bytes -> {
+      totalSent.increment();
+      totalBytesSent.add(bytes);
     });
+    walker.execute(walk);
   }
 
   private boolean allDone(long id) throws IOException {
@@ -178,6 +174,20 @@ public final class Rebalancer implements AutoCloseable {
     }
   }
 
+  /** An object moved by a push or a handoff rather than the walk: it counts in the current rebalance too. */
+  void sentOutsideWalk(long bytes) {
+    totalSent.increment();
+    totalBytesSent.add(bytes);
+    RebalanceCounters c;
+    synchronized (this) {
+      c = counters;
+    }
+    if (c != null) {
+      c.sent.incrementAndGet();
+      c.bytesSent.addAndGet(bytes);
+    }
+  }
+
   /**
    * Sends the copy held here to {@code to} now and removes it here once {@code to} has it (get-from-neighbor).
    * Completes with null when this target does not hold the object.
@@ -187,7 +197,12 @@ public final class Rebalancer implements AutoCloseable {
     try {
       pushes.execute(() -> {
         try {
-          f.complete(mover.push(bucket, name, to));
+          ObjectMover.Result r = mover.push(bucket, name, to);
+          if (r != null && r.kind() == ObjectMover.Kind.MOVED) {
+            sentOutsideWalk(r.bytes());
+          }
+          f.complete(r == null ? null : r.kind() == ObjectMover.Kind.MOVED ? Relocation.Outcome.STORED
+              : Relocation.Outcome.KEPT);
         } catch (Throwable t) {
           f.completeExceptionally(t);
         }
@@ -229,11 +244,11 @@ public final class Rebalancer implements AutoCloseable {
 
   /** Objects this target sent (stored by their receivers) in all rebalances since it started, for metrics. */
   public long totalSent() {
-    return totalSent.sum() + running(c -> c.sent.get());
+    return totalSent.sum();
   }
 
   public long totalBytesSent() {
-    return totalBytesSent.sum() + running(c -> c.bytesSent.get());
+    return totalBytesSent.sum();
   }
 
   public long totalReceived() {
@@ -247,10 +262,6 @@ public final class Rebalancer implements AutoCloseable {
   /** Whether a rebalance walk is running here now, for metrics. */
   public synchronized boolean walking() {
     return counters != null && RebalanceProgress.RUNNING.equals(counters.state());
-  }
-
-  private synchronized long running(java.util.function.ToLongFunction<RebalanceCounters> f) {
-    return counters != null && RebalanceProgress.RUNNING.equals(counters.state()) ? f.applyAsLong(counters) : 0;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.granary.target.s3;
 
+import io.granary.common.api.GranaryHeaders;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.InvalidNameException;
@@ -216,6 +217,7 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
     URI target = URI.create(owner.url());
     get.headers().set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
     get.headers().set(S3ObjectApi.PROVIDER_HEADER, srcBucket.bucket().provider().wireName());
+    get.headers().set(GranaryHeaders.MAP_VERSION, api.cluster().require().map().version());
     get.headers().add(sourceConditions());
     HttpUtil.setContentLength(get, 0);
     if (sources.signer() != null) {

@@ -1,0 +1,180 @@
+package io.granary.it.lifecycle;
+
+import io.granary.it.support.Content;
+import io.granary.it.support.Http;
+import io.granary.it.support.Names;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32;
+
+/**
+ * What users do to a cluster while it changes shape: readers GET every object of a dataset in a loop, checking every
+ * byte (CRC32), and a writer PUTs new objects, remembering those acknowledged. Every failed read (any status but
+ * 200, a short or wrong body) is counted and the first ones kept.
+ */
+final class ClusterLoad implements AutoCloseable {
+  private final String endpoint;
+  private final String bucket;
+  private final Dataset data;
+  private final AtomicBoolean stop = new AtomicBoolean();
+  private final AtomicLong reads = new AtomicLong();
+  private final AtomicLong passes = new AtomicLong();
+  private final AtomicInteger failedReads = new AtomicInteger();
+  private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
+  private final Map<String, Long> written = new ConcurrentHashMap<>(); // acknowledged new objects: name -> crc
+  private final AtomicInteger failedWrites = new AtomicInteger();
+  private final List<Thread> threads = new ArrayList<>();
+
+  ClusterLoad(String endpoint, String bucket, Dataset data) {
+    this.endpoint = endpoint;
+    this.bucket = bucket;
+    this.data = data;
+  }
+
+  /** Starts {@code readers} readers (each over every object, in its own order) and, with {@code writer}, a writer. */
+  ClusterLoad start(int readers, boolean writer, String writePrefix) {
+    for (int r = 0; r < readers; r++) {
+      int offset = r * data.size() / Math.max(1, readers);
+      threads.add(daemon("reader-" + r, () -> read(offset)));
+    }
+    if (writer) {
+      threads.add(daemon("writer", () -> write(writePrefix)));
+    }
+    threads.forEach(Thread::start);
+    return this;
+  }
+
+  private void read(int offset) {
+    while (!stop.get()) {
+      for (int k = 0; k < data.size() && !stop.get(); k++) {
+        int i = (offset + k) % data.size();
+        check(data.name(i), data.crc(i));
+      }
+      passes.incrementAndGet();
+    }
+  }
+
+  /** GETs an object through the proxy and its 307, as a native client does, checking status and every byte. */
+  private void check(String name, long crc) {
+    reads.incrementAndGet();
+    String url = Names.url(endpoint, bucket, name);
+    try {
+      HttpResponse<InputStream> r = get(url);
+      if (r.statusCode() == 307) {
+        r.body().close();
+        url = r.headers().firstValue("location").orElseThrow();
+        r = get(url);
+      }
+      CRC32 c = new CRC32();
+      byte[] buf = new byte[64 << 10];
+      try (InputStream in = r.body()) {
+        for (int n; (n = in.read(buf)) > 0; ) {
+          c.update(buf, 0, n);
+        }
+      }
+      if (r.statusCode() != 200 || c.getValue() != crc) {
+        fail(name + ": " + r.statusCode() + (r.statusCode() == 200 ? " wrong content" : "") + " from " + host(url));
+      }
+    } catch (Exception e) {
+      fail(name + ": " + e + " from " + host(url));
+    }
+  }
+
+  private static HttpResponse<InputStream> get(String url) throws Exception {
+    return Http.NO_FOLLOW.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build(),
+        HttpResponse.BodyHandlers.ofInputStream());
+  }
+
+  private static String host(String url) {
+    URI u = URI.create(url);
+    return u.getHost() + ":" + u.getPort() + " at " + java.time.Instant.now();
+  }
+
+  private void fail(String why) {
+    failedReads.incrementAndGet();
+    if (failures.size() < 20) {
+      failures.add(why);
+    }
+  }
+
+  private void write(String prefix) {
+    for (int i = 0; !stop.get(); i++) {
+      String name = prefix + i;
+      byte[] body = Content.bytes(7_000_000L + i, 1 + (i * 7919) % (96 << 10));
+      try {
+        Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(endpoint, bucket, name)))
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+        if (r.status() == 200) {
+          written.put(name, Dataset.crc(body));
+        } else {
+          failedWrites.incrementAndGet();
+        }
+      } catch (Exception e) {
+        failedWrites.incrementAndGet();
+      }
+    }
+  }
+
+  long reads() {
+    return reads.get();
+  }
+
+  long passes() {
+    return passes.get();
+  }
+
+  int failedReads() {
+    return failedReads.get();
+  }
+
+  List<String> failures() {
+    return List.copyOf(failures);
+  }
+
+  int failedWrites() {
+    return failedWrites.get();
+  }
+
+  /** The objects the writer wrote and were acknowledged, with their CRC32. */
+  Map<String, Long> written() {
+    return Map.copyOf(written);
+  }
+
+  /** Reads every acknowledged write once; those that did not read back byte-exact, with why. */
+  List<String> checkWritten() {
+    List<String> before = List.copyOf(failures);
+    int failedBefore = failedReads.get();
+    written.forEach(this::check);
+    List<String> now = new ArrayList<>(failures);
+    now.removeAll(before);
+    if (now.isEmpty() && failedReads.get() > failedBefore) {
+      now.add((failedReads.get() - failedBefore) + " failures beyond the first 20");
+    }
+    return now;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop.set(true);
+    for (Thread t : threads) {
+      t.join(120_000);
+    }
+  }
+
+  private static Thread daemon(String name, Runnable r) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+}
