@@ -58,10 +58,6 @@ final class RebalanceWalk implements Runnable {
     return id;
   }
 
-  RebalanceCounters counters() {
-    return counters;
-  }
-
   /** Stops the walk: a newer rebalance takes over ({@code abort} false), or this one was aborted. */
   void stop(boolean abort) {
     aborted |= abort;
