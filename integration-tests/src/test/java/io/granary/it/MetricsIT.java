@@ -1,8 +1,11 @@
 package io.granary.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.ClusterMap;
 import io.granary.it.support.Content;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
@@ -15,8 +18,12 @@ import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,7 +43,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * Scrapes {@code /metrics} of a running cluster's proxy and targets (without credentials or a cluster signature)
  * and checks that the counters move as requests arrive: requests by method and status; for an S3 bucket cached
  * from a real S3 server (S3Proxy), cache misses and hits, fetches, their bytes and latency with
- * {@code provider="aws"}; errors by code; and a prefetch job's counters.
+ * {@code provider="aws"}; errors by code; a prefetch job's counters; what a rebalance moves when a target joins;
+ * and that the Grafana dashboard queries only series the nodes export and docs/metrics.md describes.
  */
 class MetricsIT {
   private static final String BUCKET = "metrics-it";
@@ -44,6 +52,10 @@ class MetricsIT {
   private static final int OBJECTS = 6;
   private static final int JOB_OBJECTS = 5;
   private static final int JOB_OBJECT_SIZE = 3000;
+  private static final int REBALANCE_OBJECTS = 30;
+  private static final int REBALANCE_OBJECT_SIZE = 4096;
+  /** Series that exist only while a job runs (their counts stay in the by-kind totals). */
+  private static final Set<String> WHILE_A_JOB_RUNS = Set.of("granary_job_done_objects", "granary_job_owned_objects");
 
   private static TestCluster cluster;
   private static S3ProxyServer s3proxy;
@@ -334,5 +346,110 @@ class MetricsIT {
     // A job's fill has no event loop to send from: its reads go on the cold pool.
     assertThat(sum(after, "granary_cold_get_loop_reads_total", "provider=aws"))
         .isEqualTo(sum(before, "granary_cold_get_loop_reads_total", "provider=aws"));
+  }
+
+  /** The cluster map once it is settled (no rebalance, or the latest finished), within 90 s. */
+  private static ClusterMap awaitSettled() {
+    return await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+        .until(cluster::map, ClusterMap::settled);
+  }
+
+  /** The value of {@code name} on the one node {@code text} was scraped from. */
+  private static double only(String text, String name) {
+    Matcher m = Pattern.compile("(?m)^" + name + "\\{node=\"[^\"]+\"} (\\S+)$").matcher(text);
+    assertThat(m.find()).as(name + " in the scrape").isTrue();
+    return Double.parseDouble(m.group(1));
+  }
+
+  /**
+   * A target joins: the primary starts a rebalance in the very map version that places objects on it, the old
+   * targets send it what it owns now, and once the map says the rebalance finished every count agrees: the old
+   * targets sent (objects and bytes) what the newcomer received, and only it received (adding a node to HRW moves
+   * objects only to that node); nothing failed, no walk runs, nothing is left to move or hand on, and every node
+   * shows the map's rebalance.
+   */
+  @Test
+  void rebalance_whenATargetJoins_countsWhatMoves_onSendersAndReceiver() throws Exception {
+    ClusterMap start = awaitSettled(); // the targets joining at the cluster's start may have started rebalances
+    byte[] body = Content.bytes(11, REBALANCE_OBJECT_SIZE);
+    for (int i = 0; i < REBALANCE_OBJECTS; i++) {
+      Http.Reply put = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET,
+          "reb/obj-" + i))).PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+      assertThat(put.status()).as(put.bodyText()).isEqualTo(200);
+    }
+    String before = scrapeTargets();
+    assertThat(before).contains("# TYPE granary_rebalance_sent_bytes_total counter")
+        .contains("# TYPE granary_rebalance_walking gauge");
+
+    String added = cluster.local().addTarget(List.of());
+    ClusterMap map = awaitSettled();
+    assertThat(map.rebalance()).isNotNull();
+    long id = map.rebalance().id();
+    assertThat(id).isGreaterThan(start.rebalance() == null ? 0 : start.rebalance().id());
+    int moved = 0;
+    for (int i = 0; i < REBALANCE_OBJECTS; i++) {
+      moved += cluster.owner(BUCKET, "reb/obj-" + i).id().equals(added) ? 1 : 0;
+    }
+    assertThat(moved).as("the newcomer owns some of %s names", REBALANCE_OBJECTS).isPositive();
+
+    String after = scrapeTargets();
+    double sent = sum(after, "granary_rebalance_sent_objects_total")
+        - sum(before, "granary_rebalance_sent_objects_total");
+    double sentBytes = sum(after, "granary_rebalance_sent_bytes_total")
+        - sum(before, "granary_rebalance_sent_bytes_total");
+    double received = sum(after, "granary_rebalance_received_objects_total")
+        - sum(before, "granary_rebalance_received_objects_total");
+    double receivedBytes = sum(after, "granary_rebalance_received_bytes_total")
+        - sum(before, "granary_rebalance_received_bytes_total");
+    // Objects other tests left (and cached remote ones) move too: at least ours.
+    assertThat(sent).isGreaterThanOrEqualTo(moved).isEqualTo(received);
+    assertThat(sentBytes).isGreaterThanOrEqualTo((double) moved * REBALANCE_OBJECT_SIZE).isEqualTo(receivedBytes);
+    String newcomer = scrape(cluster.targetUrl(added));
+    assertThat(only(newcomer, "granary_rebalance_received_objects_total")).isEqualTo(received);
+    assertThat(only(newcomer, "granary_rebalance_received_bytes_total")).isEqualTo(receivedBytes);
+    assertThat(only(newcomer, "granary_rebalance_sent_objects_total")).isZero();
+    assertThat(sum(after, "granary_rebalance_failures_total")).isEqualTo(sum(before,
+        "granary_rebalance_failures_total"));
+    assertThat(sum(after, "granary_rebalance_walking")).isZero();
+    assertThat(sum(after, "granary_rebalance_remaining_bytes")).isZero();
+    assertThat(sum(after, "granary_rebalance_pending_handoffs")).isZero();
+    for (String t : cluster.targetIds()) {
+      assertThat(only(scrape(cluster.targetUrl(t)), "granary_rebalance_id")).as(t).isEqualTo(id);
+    }
+    String proxy = scrape(cluster.endpoint());
+    assertThat(only(proxy, "granary_cluster_rebalance_id")).isEqualTo(id);
+    assertThat(only(proxy, "granary_cluster_rebalance_running")).isZero();
+    assertThat(only(proxy, "granary_cluster_rebalance_settled")).isEqualTo(1);
+  }
+
+  /**
+   * Every series a query of deploy/grafana/granary-dashboard.json names is in a scrape of the cluster's nodes
+   * (but the per-job series, which exist only while a job runs) and in docs/metrics.md.
+   */
+  @Test
+  void dashboard_queriesOnlySeriesTheNodesExport_andTheDocsDescribe() throws Exception {
+    Path repo = Path.of(System.getProperty("granary.repo.dir", ".."));
+    JsonNode dashboard = ClusterJson.mapper().readTree(repo.resolve("deploy/grafana/granary-dashboard.json").toFile());
+    Set<String> queried = new TreeSet<>();
+    for (JsonNode panel : dashboard.path("panels")) {
+      for (JsonNode t : panel.path("targets")) {
+        Matcher m = Pattern.compile("granary_[a-z0-9_]+").matcher(t.path("expr").asText());
+        while (m.find()) {
+          queried.add(m.group());
+        }
+      }
+    }
+    assertThat(queried).contains("granary_rebalance_sent_bytes_total", "granary_rebalance_received_bytes_total",
+        "granary_rebalance_remaining_bytes", "granary_cluster_rebalance_running", "granary_rebalance_walking",
+        "granary_rebalance_failures_total", "granary_rebalance_pending_handoffs");
+    String exported = scrape(cluster.endpoint()) + scrapeTargets();
+    String docs = Files.readString(repo.resolve("docs/metrics.md"));
+    for (String name : queried) {
+      if (!WHILE_A_JOB_RUNS.contains(name)) {
+        assertThat(exported).as("a node exports " + name).containsPattern("(?m)^" + name + "[{ ]");
+      }
+      String base = name.replaceAll("_(bucket|sum|count)$", "");
+      assertThat(docs).as("docs/metrics.md describes " + base).contains("`" + base + "`");
+    }
   }
 }

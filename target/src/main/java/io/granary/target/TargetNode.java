@@ -178,7 +178,7 @@ public final class TargetNode implements AutoCloseable {
     HttpServer server;
     try {
       // Prometheus metrics (io.granary.target.metrics): GET /metrics, answered before the router's signature check
-      NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, mps, jobs);
+      NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, mps, jobs, rebalancer);
       server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, net, workers,
           (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
     } catch (Exception e) {

@@ -1,5 +1,6 @@
 package io.granary.common.metrics;
 
+import io.granary.clustermap.ClusterMap;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -9,6 +10,7 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The metrics of one node: its own {@link PrometheusRegistry} (never the global default one, since several nodes
@@ -78,9 +80,25 @@ public final class NodeMetrics {
         .labelNames(labelNames).classicOnly().classicUpperBounds(upperBounds).register(registry);
   }
 
-  /** {@code granary_cluster_map_version}: the version of the cluster map this node holds (0 before it has one). */
+  /**
+   * Facts of the cluster map this node holds, each 0 before it has one: {@code granary_cluster_map_version}, and the
+   * map's latest rebalance: {@code granary_cluster_rebalance_id}, {@code granary_cluster_rebalance_running} and
+   * {@code granary_cluster_rebalance_settled} (every object known to be on its owner: no rebalance yet, or the
+   * latest finished; see {@link ClusterMap#settled}). Every node holds the map, so every node exports them.
+   */
   public void clusterMap(ClusterMetadataHolder holder) {
     gauge("cluster_map_version", "Version of the cluster map this node holds (0: none yet)",
-        () -> holder.snapshot().map(s -> (double) s.map().version()).orElse(0.0));
+        () -> map(holder, m -> m.version()));
+    gauge("cluster_rebalance_id", "Id of the cluster's latest rebalance in the map this node holds (0: none yet)",
+        () -> map(holder, m -> m.rebalance() == null ? 0 : m.rebalance().id()));
+    gauge("cluster_rebalance_running", "1 while the cluster's latest rebalance runs, else 0",
+        () -> map(holder, m -> m.rebalance() != null && m.rebalance().running() ? 1 : 0));
+    gauge("cluster_rebalance_settled", "1 when every object is known to be on its owner (no rebalance yet, or the "
+        + "latest finished); 0 while one runs or after an abort, when owners ask their peers before a 404",
+        () -> map(holder, m -> m.settled() ? 1 : 0));
+  }
+
+  private static double map(ClusterMetadataHolder holder, ToDoubleFunction<ClusterMap> fact) {
+    return holder.snapshot().map(s -> fact.applyAsDouble(s.map())).orElse(0.0);
   }
 }

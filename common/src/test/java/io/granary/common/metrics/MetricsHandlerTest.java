@@ -2,11 +2,18 @@ package io.granary.common.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.granary.clustermap.ClusterMap;
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeRole;
+import io.granary.clustermap.NodeState;
+import io.granary.clustermap.Rebalance;
+import io.granary.clustermap.bucket.BucketMetadata;
 import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.error.RouteNotFoundException;
 import io.granary.common.http.HttpDispatcher;
 import io.granary.common.http.HttpServer;
 import io.granary.common.http.Router;
+import io.granary.common.membership.ClusterMetadata;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.s3.S3Errors;
@@ -17,6 +24,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -117,6 +125,48 @@ class MetricsHandlerTest {
   @Test
   void clusterMapVersion_isZeroWithoutAMap(@TempDir Path dir) throws Exception {
     metrics.clusterMap(new ClusterMetadataHolder("n1", new MetadataFiles(List.of(dir))));
-    assertThat(scrape()).contains("granary_cluster_map_version{node=\"n1\"} 0.0");
+    assertThat(scrape()).contains("granary_cluster_map_version{node=\"n1\"} 0.0")
+        .contains("granary_cluster_rebalance_id{node=\"n1\"} 0.0")
+        .contains("granary_cluster_rebalance_running{node=\"n1\"} 0.0")
+        .contains("granary_cluster_rebalance_settled{node=\"n1\"} 0.0");
+  }
+
+  @Test
+  void clusterRebalance_followsTheMapsLatestRebalance_throughRunningAbortedAndFinished(@TempDir Path dir)
+      throws Exception {
+    ClusterMetadataHolder holder = new ClusterMetadataHolder("n1", new MetadataFiles(List.of(dir)));
+    metrics.clusterMap(holder);
+    ClusterMap map = ClusterMap.bootstrap("c1", new Node("n1", NodeRole.PROXY, "http://127.0.0.1:9",
+        NodeState.ACTIVE, 1), Instant.EPOCH);
+    BucketMetadata buckets = BucketMetadata.empty("c1");
+    holder.apply(new ClusterMetadata(map, buckets));
+    assertThat(scrape()).as("no rebalance yet: settled")
+        .contains("granary_cluster_map_version{node=\"n1\"} 1.0")
+        .contains("granary_cluster_rebalance_id{node=\"n1\"} 0.0")
+        .contains("granary_cluster_rebalance_running{node=\"n1\"} 0.0")
+        .contains("granary_cluster_rebalance_settled{node=\"n1\"} 1.0");
+
+    Rebalance first = Rebalance.next(null, Instant.EPOCH);
+    map = map.withRebalance(first);
+    holder.apply(new ClusterMetadata(map, buckets));
+    assertThat(scrape())
+        .contains("granary_cluster_rebalance_id{node=\"n1\"} 1.0")
+        .contains("granary_cluster_rebalance_running{node=\"n1\"} 1.0")
+        .contains("granary_cluster_rebalance_settled{node=\"n1\"} 0.0");
+
+    map = map.withRebalance(first.ended(Rebalance.State.ABORTED, Instant.EPOCH));
+    holder.apply(new ClusterMetadata(map, buckets));
+    assertThat(scrape()).as("aborted: objects may still be on previous owners")
+        .contains("granary_cluster_rebalance_running{node=\"n1\"} 0.0")
+        .contains("granary_cluster_rebalance_settled{node=\"n1\"} 0.0");
+
+    Rebalance second = Rebalance.next(first, Instant.EPOCH);
+    map = map.withRebalance(second).withRebalance(second.ended(Rebalance.State.FINISHED, Instant.EPOCH));
+    holder.apply(new ClusterMetadata(map, buckets));
+    assertThat(scrape())
+        .contains("granary_cluster_map_version{node=\"n1\"} 5.0")
+        .contains("granary_cluster_rebalance_id{node=\"n1\"} 2.0")
+        .contains("granary_cluster_rebalance_running{node=\"n1\"} 0.0")
+        .contains("granary_cluster_rebalance_settled{node=\"n1\"} 1.0");
   }
 }

@@ -21,6 +21,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * granary command, on free loopback ports, with data and node logs under target/it-data/NAME.
  */
 public final class TestCluster implements AutoCloseable {
+  /** Ports after the last target's found free too, for targets a test adds ({@link LocalCluster#addTarget}). */
+  static final int SPARE_TARGET_PORTS = 3;
+
   private final LocalCluster cluster;
   private final Path dir;
 
@@ -54,7 +57,7 @@ public final class TestCluster implements AutoCloseable {
     List<String> jvm = new ArrayList<>(List.of("-Xms32m", "-Xmx256m", "-XX:+ExitOnOutOfMemoryError",
         "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
     jvm.addAll(jvmOptions);
-    int port = freePortRange(targets + 4); // room for targets a test adds (LocalCluster.addTarget)
+    int port = freePortRange(targets + 1 + SPARE_TARGET_PORTS);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
         Duration.ofSeconds(90), proxyArgs, null, nativeAuth, targetArgs);
     return new TestCluster(LocalCluster.start(opts), dir);

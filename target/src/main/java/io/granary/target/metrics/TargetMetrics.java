@@ -7,6 +7,8 @@ import io.granary.target.coldget.ColdObjects;
 import io.granary.target.coldget.ColdStats;
 import io.granary.target.jobs.JobTotals;
 import io.granary.target.jobs.TargetJobs;
+import io.granary.target.rebalance.RebalanceStats;
+import io.granary.target.rebalance.Rebalancer;
 import io.granary.target.space.Capacity;
 import io.granary.target.space.SpaceManager;
 import io.granary.target.space.SpaceStats;
@@ -23,9 +25,9 @@ import java.util.function.ToLongBiFunction;
 /**
  * Registers a target's metrics (besides the request and error metrics every node has), mostly as callbacks over
  * the counters the target already keeps: {@link ColdStats} (cold GETs and cache hits, by provider), the jobs'
- * counters ({@link TargetJobs#totals}), {@link SpaceStats} (LRU eviction), each mountpath's {@link Capacity} and
- * the cluster-map version. The two cold-GET latency histograms are recorded as fetches end. Names and their
- * AIStore counterparts: docs/metrics.md.
+ * counters ({@link TargetJobs#totals}), {@link SpaceStats} (LRU eviction), each mountpath's {@link Capacity},
+ * {@link RebalanceStats} and the rebalance walk's state, and the cluster map's version and rebalance. The two
+ * cold-GET latency histograms are recorded as fetches end. Names and their AIStore counterparts: docs/metrics.md.
  *
  * <p>Label sets are bounded: {@code provider} is a remote {@link Provider} ({@code aws}, {@code gcp}; every
  * one is exported from the start, at 0, so rates work from the first event); {@code kind}, {@code state} and
@@ -45,11 +47,12 @@ public final class TargetMetrics {
   private TargetMetrics() {}
 
   public static NodeMetrics register(NodeMetrics m, ClusterMetadataHolder holder, ColdObjects cold,
-      SpaceManager space, List<Mountpath> mountpaths, TargetJobs jobs) {
+      SpaceManager space, List<Mountpath> mountpaths, TargetJobs jobs, Rebalancer rebalancer) {
     m.clusterMap(holder);
     cold(m, cold.stats(), cold::fetchesInFlight, cold::waiters);
     jobs(m, jobs);
     space(m, space, mountpaths);
+    rebalance(m, rebalancer);
     return m;
   }
 
@@ -153,6 +156,30 @@ public final class TargetMetrics {
             }
           }
         });
+  }
+
+  /**
+   * Objects and bytes moved to and from other targets, failures, and the rebalance this target runs: all read from
+   * atomics, never from {@link Rebalancer#progress} (which looks into every mountpath's metadata).
+   */
+  static void rebalance(NodeMetrics m, Rebalancer rebalancer) {
+    RebalanceStats s = rebalancer.stats();
+    m.counter("rebalance_sent_objects", "Objects this target sent to other targets that stored them (rebalance "
+        + "walks, handoffs, get-from-neighbor pushes; AIStore reb.tx.n)", s::sent);
+    m.counter("rebalance_sent_bytes", "Bytes of those objects (AIStore reb.tx.size)", s::bytesSent);
+    m.counter("rebalance_received_objects", "Objects from other targets this target stored (AIStore reb.rx.n)",
+        s::received);
+    m.counter("rebalance_received_bytes", "Bytes of those objects (AIStore reb.rx.size)", s::bytesReceived);
+    m.counter("rebalance_failures", "Objects this target could not move to their owners (rebalance walks, "
+        + "handoffs); a walk that failed outright counts one", s::failures);
+    m.gauge("rebalance_walking", "1 while a rebalance walk runs on this target, else 0",
+        () -> rebalancer.walking() ? 1 : 0);
+    m.gauge("rebalance_remaining_bytes", "Bytes the running rebalance walk found to move and has not sent yet (0 "
+        + "when none runs)", rebalancer::remainingBytes);
+    m.gauge("rebalance_pending_handoffs", "Objects written here that another target owns, not yet handed on",
+        rebalancer::pendingHandoffs);
+    m.gauge("rebalance_id", "Id of the latest rebalance this target took part in since it started (0: none)",
+        rebalancer::latestId);
   }
 
   private static void perProvider(NodeMetrics m, String name, String help, ColdStats cold,

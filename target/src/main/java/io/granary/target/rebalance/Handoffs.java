@@ -34,18 +34,21 @@ final class Handoffs implements ObjectStore.CommitListener {
   private final ClusterMetadataHolder cluster;
   private final ObjectStore store;
   private final ObjectMover mover;
-  private final LongConsumer moved; // told the bytes of each object handed on
+  private final RebalanceStats stats;
+  private final LongConsumer moved; // told the bytes of each object handed on (the current rebalance's count)
   private final BlockingQueue<String> queue = new LinkedBlockingQueue<>(MAX_QUEUED);
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Thread worker;
   private volatile boolean closed;
 
-  Handoffs(String self, ClusterMetadataHolder cluster, ObjectStore store, ObjectMover mover, LongConsumer moved) {
+  Handoffs(String self, ClusterMetadataHolder cluster, ObjectStore store, ObjectMover mover, RebalanceStats stats,
+      LongConsumer moved) {
     this.moved = moved;
     this.self = self;
     this.cluster = cluster;
     this.store = store;
     this.mover = mover;
+    this.stats = stats;
     this.worker = new Thread(this::work, "handoff-" + self);
     this.worker.setDaemon(true);
   }
@@ -115,6 +118,7 @@ final class Handoffs implements ObjectStore.CommitListener {
             moved.accept(r.bytes());
           }
           if (r.kind() == ObjectMover.Kind.FAILED) {
+            stats.failed(); // it stays here for the next rebalance walk
             log.error("node={} bucket={} object={} could not be handed on to its owner: {}", self,
                 k.bucket().bucket(), k.name(), r.error());
           }

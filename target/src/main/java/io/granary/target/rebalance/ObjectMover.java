@@ -28,12 +28,15 @@ final class ObjectMover {
   private final ClusterMetadataHolder cluster;
   private final Relocation relocation;
   private final ObjectSender sender;
+  private final RebalanceStats stats;
 
-  ObjectMover(String self, ClusterMetadataHolder cluster, Relocation relocation, ObjectSender sender) {
+  ObjectMover(String self, ClusterMetadataHolder cluster, Relocation relocation, ObjectSender sender,
+      RebalanceStats stats) {
     this.self = self;
     this.cluster = cluster;
     this.relocation = relocation;
     this.sender = sender;
+    this.stats = stats;
   }
 
   /** How a move ended. */
@@ -123,8 +126,11 @@ final class ObjectMover {
     try {
       Relocation.Outcome outcome = sender.send(bucket, name, obj, relocation.atime(bucket, name), to, cap);
       relocation.removeSent(bucket, name, obj.meta());
-      return outcome == Relocation.Outcome.STORED ? new Result(Kind.MOVED, obj.meta().size(), null)
-          : new Result(Kind.NOT_NEEDED, 0, null);
+      if (outcome != Relocation.Outcome.STORED) {
+        return new Result(Kind.NOT_NEEDED, 0, null);
+      }
+      stats.sent(obj.meta().size());
+      return new Result(Kind.MOVED, obj.meta().size(), null);
     } finally {
       obj.channel().close();
     }

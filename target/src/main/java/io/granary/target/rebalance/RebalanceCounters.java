@@ -26,21 +26,24 @@ final class RebalanceCounters {
   final AtomicLong bytesReceived = new AtomicLong();
   final AtomicLong failed = new AtomicLong();
   private final List<RebalanceProgress.Failure> failures = new ArrayList<>(); // guarded by itself
+  private final RebalanceStats stats;
   private final Clock clock;
   private final Instant started;
   private volatile boolean walkComplete;
   private volatile String state = RebalanceProgress.RUNNING;
   private volatile Instant finished;
 
-  RebalanceCounters(long id, Clock clock) {
+  /** @param stats the target's totals over every rebalance, which failures count into as well */
+  RebalanceCounters(long id, RebalanceStats stats, Clock clock) {
     this.id = id;
+    this.stats = stats;
     this.clock = clock;
     this.started = clock.instant();
   }
 
   /** Counters of a rebalance whose walk completed before this process started (nothing to report but the end). */
-  static RebalanceCounters completed(long id, Clock clock) {
-    RebalanceCounters c = new RebalanceCounters(id, clock);
+  static RebalanceCounters completed(long id, RebalanceStats stats, Clock clock) {
+    RebalanceCounters c = new RebalanceCounters(id, stats, clock);
     c.walkComplete = true;
     c.end(RebalanceProgress.DONE);
     return c;
@@ -48,6 +51,7 @@ final class RebalanceCounters {
 
   void failure(String object, String error) {
     failed.incrementAndGet();
+    stats.failed();
     synchronized (failures) {
       if (failures.size() < MAX_FAILURES) {
         failures.add(new RebalanceProgress.Failure(object, error));

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,13 +39,11 @@ final class RebalanceWalk implements Runnable {
   private final ExecutorService streams;
   private final BandwidthCap cap;
   private final RebalanceCounters counters;
-  private final LongConsumer moved; // told the bytes of every object moved (metrics totals)
   private volatile boolean stopped;
   private volatile boolean aborted;
 
   RebalanceWalk(String self, long id, ClusterMetadataHolder cluster, ObjectStore store, ObjectMover mover,
-      ExecutorService streams, BandwidthCap cap, RebalanceCounters counters, LongConsumer moved) {
-    this.moved = moved;
+      ExecutorService streams, BandwidthCap cap, RebalanceCounters counters) {
     this.self = self;
     this.id = id;
     this.cluster = cluster;
@@ -59,10 +56,6 @@ final class RebalanceWalk implements Runnable {
 
   long id() {
     return id;
-  }
-
-  RebalanceCounters counters() {
-    return counters;
   }
 
   /** Stops the walk: a newer rebalance takes over ({@code abort} false), or this one was aborted. */
@@ -177,7 +170,6 @@ final class RebalanceWalk implements Runnable {
       case MOVED -> {
         counters.sent.incrementAndGet();
         counters.bytesSent.addAndGet(r.bytes());
-        moved.accept(r.bytes());
       }
       case NOT_NEEDED -> counters.kept.incrementAndGet();
       case FAILED -> {

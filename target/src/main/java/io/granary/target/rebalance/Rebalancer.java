@@ -21,7 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,12 +61,11 @@ public final class Rebalancer implements AutoCloseable {
   private final ExecutorService walker;
   private final ExecutorService streams;
   private final ThreadPoolExecutor pushes;
-  private final LongAdder totalSent = new LongAdder();
-  private final LongAdder totalBytesSent = new LongAdder();
-  private final LongAdder totalReceived = new LongAdder();
-  private final LongAdder totalBytesReceived = new LongAdder();
+  private final RebalanceStats stats = new RebalanceStats();
   private RebalanceWalk walk;          // the latest walk started here; guarded by this
-  private RebalanceCounters counters;  // the latest rebalance's counters (walk or not); guarded by this
+  // The latest rebalance's counters (walk or not); written under this, read without it by scrapes, which must not
+  // wait behind follow() reading walk markers.
+  private volatile RebalanceCounters counters;
   private long tombstonesClearedFor;   // guarded by this
   private volatile boolean closed;
 
@@ -76,8 +75,8 @@ public final class Rebalancer implements AutoCloseable {
     this.cluster = cluster;
     this.store = store;
     this.relocation = new Relocation(store);
-    this.mover = new ObjectMover(self, cluster, relocation, new ObjectSender(pool, loops, signer));
-    this.handoffs = new Handoffs(self, cluster, store, mover, this::sentOutsideWalk);
+    this.mover = new ObjectMover(self, cluster, relocation, new ObjectSender(pool, loops, signer), stats);
+    this.handoffs = new Handoffs(self, cluster, store, mover, stats, this::sentOutsideWalk);
     this.config = config;
     this.cap = BandwidthCap.of(config.bandwidthBytesPerSecond());
     this.space = space;
@@ -139,15 +138,12 @@ public final class Rebalancer implements AutoCloseable {
       done = false;
     }
     if (done) {
-      counters = RebalanceCounters.completed(id, clock);
+      counters = RebalanceCounters.completed(id, stats, clock);
       walk = null;
       return;
     }
-    counters = new RebalanceCounters(id, clock);
-    walk = new RebalanceWalk(self, id, cluster, store, mover, streams, cap, counters, bytes -> {
-      totalSent.increment();
-      totalBytesSent.add(bytes);
-    });
+    counters = new RebalanceCounters(id, stats, clock);
+    walk = new RebalanceWalk(self, id, cluster, store, mover, streams, cap, counters);
     walker.execute(walk);
   }
 
@@ -162,12 +158,8 @@ public final class Rebalancer implements AutoCloseable {
 
   /** A copy from another target was stored here (receivers count it). */
   void received(long bytes) {
-    totalReceived.increment();
-    totalBytesReceived.add(bytes);
-    RebalanceCounters c;
-    synchronized (this) {
-      c = counters;
-    }
+    stats.received(bytes);
+    RebalanceCounters c = counters;
     if (c != null) {
       c.received.incrementAndGet();
       c.bytesReceived.addAndGet(bytes);
@@ -175,13 +167,8 @@ public final class Rebalancer implements AutoCloseable {
   }
 
   /** An object moved by a push or a handoff rather than the walk: it counts in the current rebalance too. */
-  void sentOutsideWalk(long bytes) {
-    totalSent.increment();
-    totalBytesSent.add(bytes);
-    RebalanceCounters c;
-    synchronized (this) {
-      c = counters;
-    }
+  private void sentOutsideWalk(long bytes) {
+    RebalanceCounters c = counters;
     if (c != null) {
       c.sent.incrementAndGet();
       c.bytesSent.addAndGet(bytes);
@@ -217,10 +204,7 @@ public final class Rebalancer implements AutoCloseable {
 
   /** This target's progress in the latest rebalance it knows of. */
   public RebalanceProgress progress() {
-    RebalanceCounters c;
-    synchronized (this) {
-      c = counters;
-    }
+    RebalanceCounters c = counters;
     boolean holds = holdsObjects();
     if (c == null) {
       return new RebalanceProgress(self, 0, RebalanceProgress.IDLE, 0, 0, 0, false, 0, 0, 0, 0, 0, 0, null,
@@ -242,26 +226,39 @@ public final class Rebalancer implements AutoCloseable {
     return false;
   }
 
-  /** Objects this target sent (stored by their receivers) in all rebalances since it started, for metrics. */
-  public long totalSent() {
-    return totalSent.sum();
+  /** What this target moved to and from other targets since it started, for metrics. */
+  public RebalanceStats stats() {
+    return stats;
   }
 
-  public long totalBytesSent() {
-    return totalBytesSent.sum();
+  /** The id of the latest rebalance this target took part in since it started; 0 before the first. */
+  public long latestId() {
+    RebalanceCounters c = counters;
+    return c == null ? 0 : c.id;
   }
 
-  public long totalReceived() {
-    return totalReceived.sum();
+  /** Whether a rebalance walk is running here now. */
+  public boolean walking() {
+    RebalanceCounters c = counters;
+    return c != null && RebalanceProgress.RUNNING.equals(c.state());
   }
 
-  public long totalBytesReceived() {
-    return totalBytesReceived.sum();
+  /**
+   * Bytes the running walk found to move and has not sent yet; 0 when no walk runs. An estimate from above: the
+   * counting pass is still adding to it early on, and objects a receiver did not need, or that went meanwhile, stay
+   * in it until the walk ends.
+   */
+  public long remainingBytes() {
+    RebalanceCounters c = counters;
+    if (c == null || !RebalanceProgress.RUNNING.equals(c.state())) {
+      return 0;
+    }
+    return Math.max(0, c.bytesToMove.get() - c.bytesSent.get());
   }
 
-  /** Whether a rebalance walk is running here now, for metrics. */
-  public synchronized boolean walking() {
-    return counters != null && RebalanceProgress.RUNNING.equals(counters.state());
+  /** Objects written here that another target owns, not yet sent on (queued or in flight). */
+  public long pendingHandoffs() {
+    return handoffs.pending();
   }
 
   @Override
