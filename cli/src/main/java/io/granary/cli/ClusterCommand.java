@@ -39,11 +39,48 @@ public final class ClusterCommand {
 
     static String check(HttpResponse<String> r) throws Exception {
       if (r.statusCode() / 100 != 2) {
-        JsonNode err = ClusterJson.mapper().readTree(r.body());
-        throw new IllegalStateException(r.statusCode() + " " + err.path("code").asText() + ": "
-            + err.path("message").asText());
+        throw ApiError.of(r);
       }
       return r.body();
+    }
+
+    /** GET {@code path} (from /v1/...) and its JSON answer; a non-2xx answer throws {@link ApiError}. */
+    JsonNode get(String path) throws Exception {
+      return ClusterJson.mapper().readTree(check(send(HttpRequest.newBuilder(URI.create(url + path)))));
+    }
+
+    /** {@code method} with {@code body} as JSON (none when null) and the JSON answer. */
+    JsonNode call(String method, String path, Object body) throws Exception {
+      HttpRequest.BodyPublisher p = body == null ? HttpRequest.BodyPublishers.noBody()
+          : HttpRequest.BodyPublishers.ofByteArray(ClusterJson.mapper().writeValueAsBytes(body));
+      return ClusterJson.mapper().readTree(check(send(HttpRequest.newBuilder(URI.create(url + path))
+          .method(method, p).header("Content-Type", "application/json"))));
+    }
+  }
+
+  /** An error answer of the API: its status, and the code and message of its JSON body, as one line. */
+  static final class ApiError extends IllegalStateException {
+    final int status;
+
+    private ApiError(int status, String message) {
+      super(message);
+      this.status = status;
+    }
+
+    static ApiError of(HttpResponse<String> r) {
+      String detail;
+      try {
+        JsonNode err = ClusterJson.mapper().readTree(r.body());
+        detail = err.path("code").asText() + ": " + err.path("message").asText();
+      } catch (Exception notJson) { // e.g. a load balancer's HTML page: show its start rather than a parse error
+        detail = r.body().strip().lines().findFirst().orElse("(no body)");
+      }
+      return new ApiError(r.statusCode(), r.statusCode() + " " + detail);
+    }
+
+    /** This error with {@code context} in front, e.g. "no node 'x' in the cluster map: 404 ...". */
+    ApiError within(String context) {
+      return new ApiError(status, context + ": " + getMessage());
     }
   }
 
