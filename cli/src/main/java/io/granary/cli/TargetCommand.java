@@ -130,7 +130,7 @@ public final class TargetCommand implements Callable<Integer> {
     double w = TargetWeight.resolve(weight, mountpaths, ByteSize.parse(capacity));
     if (TargetWeight.AUTO.equalsIgnoreCase(weight.trim())) {
       log.info("node={} weight={} derived from the capacity of mountpaths {} (--weight auto)",
-          node.id == null ? "(persisted)" : node.id, w, mountpaths);
+          node.id == null ? "-" : node.id, w, mountpaths);
     }
     TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, w,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
