@@ -2,21 +2,23 @@ package io.granary.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.Rebalance;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
-/** {@code granary cluster show|set-state}: look at and change cluster membership. */
-@Command(name = "cluster", mixinStandardHelpOptions = true, description = "Show the cluster or change a node's state.",
-    subcommands = {ClusterCommand.Show.class, ClusterCommand.SetState.class})
+/** {@code granary cluster show|node|set-state|set-weight}: look at and change cluster membership. */
+@Command(name = "cluster", mixinStandardHelpOptions = true,
+    description = "Show the cluster or a node, change a node's state or a target's weight.",
+    subcommands = {ClusterCommand.Show.class, NodeCommand.class, SetStateCommand.class, SetWeightCommand.class})
 public final class ClusterCommand {
 
   /**
@@ -39,11 +41,48 @@ public final class ClusterCommand {
 
     static String check(HttpResponse<String> r) throws Exception {
       if (r.statusCode() / 100 != 2) {
-        JsonNode err = ClusterJson.mapper().readTree(r.body());
-        throw new IllegalStateException(r.statusCode() + " " + err.path("code").asText() + ": "
-            + err.path("message").asText());
+        throw ApiError.of(r);
       }
       return r.body();
+    }
+
+    /** GET {@code path} (from /v1/...) and its JSON answer; a non-2xx answer throws {@link ApiError}. */
+    JsonNode get(String path) throws Exception {
+      return ClusterJson.mapper().readTree(check(send(HttpRequest.newBuilder(URI.create(url + path)))));
+    }
+
+    /** {@code method} with {@code body} as JSON (none when null) and the JSON answer. */
+    JsonNode call(String method, String path, Object body) throws Exception {
+      HttpRequest.BodyPublisher p = body == null ? HttpRequest.BodyPublishers.noBody()
+          : HttpRequest.BodyPublishers.ofByteArray(ClusterJson.mapper().writeValueAsBytes(body));
+      return ClusterJson.mapper().readTree(check(send(HttpRequest.newBuilder(URI.create(url + path))
+          .method(method, p).header("Content-Type", "application/json"))));
+    }
+  }
+
+  /** An error answer of the API: its status, and the code and message of its JSON body, as one line. */
+  static final class ApiError extends IllegalStateException {
+    final int status;
+
+    private ApiError(int status, String message) {
+      super(message);
+      this.status = status;
+    }
+
+    static ApiError of(HttpResponse<String> r) {
+      String detail;
+      try {
+        JsonNode err = ClusterJson.mapper().readTree(r.body());
+        detail = err.path("code").asText() + ": " + err.path("message").asText();
+      } catch (Exception notJson) { // e.g. a load balancer's HTML page: show its start rather than a parse error
+        detail = r.body().strip().lines().findFirst().orElse("(no body)");
+      }
+      return new ApiError(r.statusCode(), r.statusCode() + " " + detail);
+    }
+
+    /** This error with {@code context} in front, e.g. "no node 'x' in the cluster map: 404 ...". */
+    ApiError within(String context) {
+      return new ApiError(status, context + ": " + getMessage());
     }
   }
 
@@ -72,28 +111,17 @@ public final class ClusterCommand {
               n.path("state").asText(), n.path("weight").asText(), n.path("url").asText());
         }
       }
-      return 0;
-    }
-  }
-
-  @Command(name = "set-state", mixinStandardHelpOptions = true,
-      description = "Put a node in maintenance, back to active, or decommission it.")
-  static final class SetState implements Callable<Integer> {
-    @picocli.CommandLine.Mixin
-    Endpoint endpoint = new Endpoint();
-
-    @Parameters(index = "0", description = "Node id.")
-    String node;
-
-    @Parameters(index = "1", description = "active, maintenance or decommissioned.")
-    String state;
-
-    @Override
-    public Integer call() throws Exception {
-      String body = ClusterJson.mapper().writeValueAsString(Map.of("state", state));
-      Endpoint.check(endpoint.send(HttpRequest.newBuilder(URI.create(endpoint.url + "/v1/cluster/nodes/" + node))
-          .PUT(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")));
-      System.out.println(node + " is now " + state);
+      JsonNode rb = map.path("rebalance");
+      if (rb.isObject()) {
+        System.out.printf("rebalance %s%d: %s, started %s%s%n", Rebalance.JOB_PREFIX, rb.path("id").asLong(),
+            rb.path("state").asText(), RebalanceReport.time(rb.path("started")),
+            rb.hasNonNull("ended") ? ", ended " + RebalanceReport.time(rb.path("ended")) : "");
+      }
+      if (!map.path("retired").isEmpty()) {
+        List<String> retired = new ArrayList<>();
+        map.path("retired").forEach(id -> retired.add(id.asText()));
+        System.out.println("retired (decommissioned): " + String.join(", ", retired));
+      }
       return 0;
     }
   }

@@ -44,11 +44,10 @@ public final class JobCommand {
         System.out.printf("%-16s %-9s %-10s %-22s %-20s %-8s %s%n", "ID", "KIND", "STATE", "BUCKET", "OBJECTS",
             "FAILED", "STARTED");
         for (JsonNode j : ClusterJson.mapper().readTree(body).path("jobs")) {
-          JsonNode o = j.path("objects");
-          String objects = o.path("done").asLong() + "/" + (o.hasNonNull("total") ? o.path("total").asText() : "?");
+          // The list holds every kind (a rebalance first): each kind says what its OBJECTS column is.
           System.out.printf("%-16s %-9s %-10s %-22s %-20s %-8d %s%n", j.path("id").asText(), j.path("kind").asText(),
-              j.path("state").asText(), j.path("bucket").asText(), objects, o.path("failed").asLong(),
-              j.path("started").asText());
+              j.path("state").asText(), j.hasNonNull("bucket") ? j.path("bucket").asText() : "-",
+              JobReport.of(j).objects(j), j.path("objects").path("failed").asLong(), j.path("started").asText());
         }
         return 0;
       }
@@ -57,22 +56,7 @@ public final class JobCommand {
         System.out.println(ClusterJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(job));
         return 0;
       }
-      String sel = job.hasNonNull("prefix") ? "prefix '" + job.path("prefix").asText() + "'"
-          : job.hasNonNull("template") ? "template '" + job.path("template").asText() + "'" : "names";
-      System.out.printf("job %s: %s %s (%s), %s%n", job.path("id").asText(), job.path("kind").asText(),
-          job.path("bucket").asText(), sel, job.path("state").asText());
-      System.out.println("progress: " + ProgressLine.render(job));
-      System.out.printf("started %s, finished %s%n", job.path("started").asText(),
-          job.hasNonNull("finished") ? job.path("finished").asText() : "-");
-      System.out.printf("%-12s %-10s %-8s %-8s %-8s %-8s %-8s %s%n", "TARGET", "STATE", "DONE", "FETCHED", "CACHED",
-          "MISSING", "FAILED", "BYTES");
-      job.path("targets").fields().forEachRemaining(e -> {
-        JsonNode t = e.getValue();
-        System.out.printf("%-12s %-10s %-8d %-8d %-8d %-8d %-8d %s%n", e.getKey(), t.path("state").asText(),
-            t.path("done").asLong(), t.path("fetched").asLong(), t.path("cached").asLong(),
-            t.path("not_found").asLong(), t.path("failed").asLong(), ProgressLine.bytes(t.path("bytes").asLong()));
-      });
-      JobWaiter.report(job, System.out);
+      JobReport.of(job).details(job, System.out);
       return 0;
     }
   }

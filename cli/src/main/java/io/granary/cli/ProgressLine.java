@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Locale;
 
 /**
- * Renders a job status as one progress line: a bar when the total is known, objects done/total, bytes fetched,
- * rates and ETA. Written by hand rather than with a progress-bar library because the line shows two units
+ * Renders a prefetch job's status as one progress line: a bar when the total is known, objects done/total, bytes
+ * fetched, rates and ETA; and the bar, byte and duration formats other progress lines share. Written by hand rather than with a progress-bar library because the line shows two units
  * (objects and bytes) and a total that may appear only later (a prefix job learns it when its listing ends).
  */
 final class ProgressLine {
@@ -20,11 +20,7 @@ final class ProgressLine {
     long total = o.path("total").asLong();
     StringBuilder sb = new StringBuilder();
     if (totalKnown && total > 0) {
-      double f = Math.min(1.0, (double) done / total);
-      int full = (int) Math.round(f * BAR);
-      sb.append('[').append("=".repeat(full)).append(full < BAR ? ">" : "")
-          .append(" ".repeat(Math.max(0, BAR - full - 1))).append("] ").append(String.format(Locale.ROOT, "%3d%% ", (int) Math.floor(f * 100)));
-      sb.append(done).append('/').append(total).append(" objects");
+      sb.append(bar(done, total)).append(done).append('/').append(total).append(" objects");
     } else {
       sb.append(done).append(" objects");
     }
@@ -40,6 +36,14 @@ final class ProgressLine {
       sb.append(", ETA ").append(duration(job.path("eta_seconds").asLong()));
     }
     return sb.toString();
+  }
+
+  /** A bar and percentage for {@code done} of {@code total} (&gt; 0), with a trailing space: "[====>   ]  40% ". */
+  static String bar(long done, long total) {
+    double f = Math.min(1.0, (double) done / total);
+    int full = (int) Math.round(f * BAR);
+    return "[" + "=".repeat(full) + (full < BAR ? ">" : "") + " ".repeat(Math.max(0, BAR - full - 1)) + "] "
+        + String.format(Locale.ROOT, "%3d%% ", (int) Math.floor(f * 100));
   }
 
   static String bytes(long n) {

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -17,6 +19,7 @@ import picocli.CommandLine.Option;
 @Command(name = "target", mixinStandardHelpOptions = true,
     description = "Run a target: a storage node that keeps objects on its mountpaths and registers with the primary.")
 public final class TargetCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(TargetCommand.class);
 
   @Mixin
   NodeOptions node = new NodeOptions();
@@ -33,9 +36,11 @@ public final class TargetCommand implements Callable<Integer> {
       description = "URL of the primary proxy (env GRANARY_PRIMARY_URL).")
   String primary;
 
-  @Option(names = "--weight", defaultValue = "1",
-      description = "Placement weight: relative capacity of this target (default: ${DEFAULT-VALUE}).")
-  double weight;
+  @Option(names = "--weight", defaultValue = "1", paramLabel = "W|auto",
+      description = {"Placement weight: relative capacity of this target (default: ${DEFAULT-VALUE}).",
+          "auto: the capacity of the mountpaths in TiB (--capacity each if given, else each one's file system size), "
+              + "to 3 decimals, at least 0.001."})
+  String weight;
 
   @Option(names = "--reserve", defaultValue = "256MiB",
       description = "Free space each mountpath keeps; PUTs that would use it get 507 (default: ${DEFAULT-VALUE}).")
@@ -122,7 +127,12 @@ public final class TargetCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     int cores = Runtime.getRuntime().availableProcessors();
-    TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, weight,
+    double w = TargetWeight.resolve(weight, mountpaths, ByteSize.parse(capacity));
+    if (TargetWeight.AUTO.equalsIgnoreCase(weight.trim())) {
+      log.info("node={} weight={} derived from the capacity of mountpaths {} (--weight auto)",
+          node.id == null ? "-" : node.id, w, mountpaths);
+    }
+    TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, w,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
         Duration.ofMinutes(5), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
         new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth)));
