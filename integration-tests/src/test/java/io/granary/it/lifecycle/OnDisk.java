@@ -86,12 +86,15 @@ final class OnDisk {
     return false;
   }
 
-  /** All target ids that ever ran in the cluster (the map's and the retired). */
-  static List<String> everyTarget(TestCluster cluster) {
-    return cluster.targetIds();
-  }
-
-  static Path mountpathRoot(Path mp) {
-    return mp.toAbsolutePath().normalize();
+  /** The id of a bucket's current incarnation (the directory its objects live under). */
+  static String bucketId(TestCluster cluster, String name) throws Exception {
+    com.fasterxml.jackson.databind.JsonNode all = io.granary.clustermap.ClusterJson.mapper()
+        .readTree(Http.get(cluster.endpoint() + "/v1/buckets").body());
+    for (com.fasterxml.jackson.databind.JsonNode b : all.path("buckets")) {
+      if (b.path("bucket").path("name").asText().equals(name)) {
+        return b.path("id").asText();
+      }
+    }
+    throw new AssertionError("no bucket " + name);
   }
 }

@@ -212,13 +212,7 @@ class RebalanceIT {
   }
 
   private static String bucketId(String name) throws Exception {
-    JsonNode all = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets").body());
-    for (JsonNode b : all.path("buckets")) {
-      if (b.path("bucket").path("name").asText().equals(name)) {
-        return b.path("id").asText();
-      }
-    }
-    throw new AssertionError("no bucket " + name);
+    return OnDisk.bucketId(cluster, name);
   }
 
   /** Waits until the readers have completed more than {@code passes} passes over the dataset. */

@@ -3,18 +3,15 @@ package io.granary.target.rebalance;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.hrw.PlacementKey;
-import io.granary.common.api.GranaryHeaders;
 import io.granary.common.control.ControlClient;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.storage.ObjectStore;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +42,7 @@ public final class NeighborLookup {
   private final ControlClient client;
   private final ObjectStore store;
   private final Map<String, CompletableFuture<Found>> inFlight = new ConcurrentHashMap<>();
+  private final MapCatchUp catchUp;
 
   /** @param client a client whose timeout covers sending a large object between two targets */
   public NeighborLookup(String self, ClusterMetadataHolder cluster, ControlClient client, ObjectStore store) {
@@ -52,42 +50,14 @@ public final class NeighborLookup {
     this.cluster = cluster;
     this.client = client;
     this.store = store;
+    this.catchUp = new MapCatchUp(self, cluster);
   }
-
-  /** How long a request routed by a newer map than this target's waits for that map to arrive here. */
-  static final Duration MAP_WAIT = Duration.ofSeconds(3);
 
   /**
-   * Completes once this target holds at least the map version {@code ex} was routed by ({@code granary-map-version}
-   * header or {@code granary-map} query parameter), at most {@link #MAP_WAIT} later: the primary pushes every map to
-   * every node, so a proxy may route by a new placement a moment before a target knows it.
+   * Completes once this target holds at least the map version {@code ex} was routed by (see {@link MapCatchUp}).
    */
   public CompletableFuture<Void> mapOf(HttpExchange ex) {
-    long wanted = requestedVersion(ex);
-    long have = cluster.snapshot().map(s -> s.map().version()).orElse(0L);
-    if (wanted <= have) {
-      return CompletableFuture.completedFuture(null);
-    }
-    return cluster.whenMapAtLeast(wanted).orTimeout(MAP_WAIT.toMillis(), TimeUnit.MILLISECONDS)
-        .handle((s, err) -> {
-          if (err != null) {
-            log.warn("node={} request routed by map v{} but this target holds v{} after {} ms", self, wanted,
-                cluster.snapshot().map(x -> x.map().version()).orElse(0L), MAP_WAIT.toMillis());
-          }
-          return null;
-        });
-  }
-
-  private static long requestedVersion(HttpExchange ex) {
-    String v = ex.header(GranaryHeaders.MAP_VERSION);
-    if (v == null) {
-      v = ex.queryParam(GranaryHeaders.MAP_VERSION_PARAM);
-    }
-    try {
-      return v == null ? 0 : Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      return 0; // not ours to judge: the request goes on as if it named no version
-    }
+    return catchUp.mapOf(ex);
   }
 
   /** Whether objects may still be on other targets than their owners (a rebalance has not finished). */

@@ -124,7 +124,9 @@ final class ObjectMover {
       return null;
     }
     try {
-      Relocation.Outcome outcome = sender.send(bucket, name, obj, relocation.atime(bucket, name), to, cap);
+      long mapVersion = cluster.snapshot().map(s -> s.map().version()).orElse(0L);
+      Relocation.Outcome outcome = sender.send(bucket, name, obj, relocation.atime(bucket, name), to, cap,
+          mapVersion);
       relocation.removeSent(bucket, name, obj.meta());
       if (outcome != Relocation.Outcome.STORED) {
         return new Result(Kind.NOT_NEEDED, 0, null);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.api.GranaryHeaders;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.error.ErrorResponse;
 import io.granary.common.http.BorrowedFileRegion;
@@ -67,10 +68,11 @@ final class ObjectSender {
    * Sends {@code obj} (the object {@code name} of {@code bucket}, opened by the caller, who closes it) to {@code to}.
    *
    * @param atime the object's access time to carry along, epoch ms (0: none)
+   * @param mapVersion the map version {@code to} was chosen by: a receiver holding an older one waits for it
    * @return what the receiver did with the copy
    */
-  Relocation.Outcome send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap)
-      throws TransferException, InterruptedException {
+  Relocation.Outcome send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap,
+      long mapVersion) throws TransferException, InterruptedException {
     String uri = ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&" + ObjectTransport.BUCKET_ID + "="
         + bucket.id();
     long size = obj.meta().size();
@@ -79,6 +81,7 @@ final class ObjectSender {
     head.headers().set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
     head.headers().set(ObjectTransport.META_HEADER, ObjectTransport.encodeMeta(obj.meta()));
     head.headers().set(ObjectTransport.ATIME_HEADER, atime);
+    head.headers().set(GranaryHeaders.MAP_VERSION, mapVersion);
     HttpUtil.setContentLength(head, size);
     if (signer != null) {
       signer.signHeaders("PUT", uri, head.headers());

@@ -35,11 +35,13 @@ public final class TransportRoutes {
   private final ClusterMetadataHolder cluster;
   private final Rebalancer rebalancer;
   private final BoundedExecutor disk;
+  private final MapCatchUp catchUp;
 
   public TransportRoutes(ClusterMetadataHolder cluster, Rebalancer rebalancer, BoundedExecutor disk) {
     this.cluster = cluster;
     this.rebalancer = rebalancer;
     this.disk = disk;
+    this.catchUp = new MapCatchUp(cluster.nodeId(), cluster);
   }
 
   /** Whether {@code rawPath} is one of these endpoints. */
@@ -119,15 +121,56 @@ public final class TransportRoutes {
     });
   }
 
-  /** {@code PUT /v1/transport/objects/...}: a copy sent by another target; committed only over an older one. */
+  /**
+   * {@code PUT /v1/transport/objects/...}: a copy sent by another target; committed only over an older one. A sender
+   * with a newer map than this target's (this target may have just joined) is held back until the map is here.
+   */
   private final class Receive implements RequestHandler {
     private PutOperation op;
     private ObjectMeta meta;
     private long atime;
     private Target target;
+    private final java.util.ArrayDeque<HttpContent> early = new java.util.ArrayDeque<>(); // read before started
+    private boolean started;
+    private boolean ended;
+    private boolean aborted;
 
     @Override
     public void onRequest(HttpExchange ex) {
+      java.util.concurrent.CompletableFuture<Void> map = catchUp.mapOf(ex);
+      if (map.isDone()) {
+        begin(ex);
+        return;
+      }
+      ex.readRequestBody(false);
+      map.whenComplete((v, err) -> ex.onLoop(() -> {
+        ex.readRequestBody(true);
+        try {
+          begin(ex);
+          while (!early.isEmpty() && !aborted) {
+            HttpContent c = early.poll();
+            try {
+              onContent(ex, c);
+            } finally {
+              c.release();
+            }
+          }
+          if (ended) {
+            onEnd(ex);
+          }
+        } catch (Throwable t) {
+          early.forEach(HttpContent::release);
+          early.clear();
+          ex.sendError(t);
+        }
+      }));
+    }
+
+    private void begin(HttpExchange ex) {
+      if (aborted) {
+        return;
+      }
+      started = true;
       target = target(ex, ObjectTransport.OBJECTS);
       String bid = ex.queryParam(ObjectTransport.BUCKET_ID);
       if (!target.bucket().id().equals(bid)) {
@@ -154,11 +197,21 @@ public final class TransportRoutes {
 
     @Override
     public void onContent(HttpExchange ex, HttpContent chunk) throws Exception {
-      op.write(chunk.content());
+      if (!started) {
+        early.add(chunk.retain()); // the dispatcher releases its own reference when this returns
+        return;
+      }
+      if (op != null) {
+        op.write(chunk.content());
+      }
     }
 
     @Override
     public void onEnd(HttpExchange ex) {
+      ended = true;
+      if (!started || op == null) {
+        return;
+      }
       PutOperation put = op;
       op = null;
       Relocation relocation = rebalancer.relocation();
@@ -177,6 +230,9 @@ public final class TransportRoutes {
 
     @Override
     public void onAbort(HttpExchange ex, Throwable cause) {
+      aborted = true;
+      early.forEach(HttpContent::release);
+      early.clear();
       PutOperation put = op;
       op = null;
       if (put != null) {
