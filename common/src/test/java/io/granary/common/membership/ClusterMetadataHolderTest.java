@@ -250,6 +250,22 @@ class ClusterMetadataHolderTest {
   }
 
   @Test
+  void whenMapAtLeast_completesWithTheFirstMapThatNew_atOnceWhenHeld() throws IOException {
+    ClusterMetadataHolder h = holder();
+    java.util.concurrent.CompletableFuture<ClusterMetadataHolder.Snapshot> two = h.whenMapAtLeast(2);
+    java.util.concurrent.CompletableFuture<ClusterMetadataHolder.Snapshot> five = h.whenMapAtLeast(5);
+    ClusterMetadata md = v1(UUID);
+    h.apply(md);
+    assertThat(two).as("a holder without map waits").isNotDone();
+    h.apply(new ClusterMetadata(withTarget(md.map(), "t1"), md.buckets()));
+    assertThat(two).isCompleted();
+    assertThat(two.join().map().version()).isEqualTo(2);
+    assertThat(five).isNotDone();
+    assertThat(h.whenMapAtLeast(1)).as("held already").isCompleted();
+    five.cancel(false); // a waiter that gives up is forgotten
+  }
+
+  @Test
   void listener_seesNewSnapshotAlreadyPublished() throws IOException {
     ClusterMetadataHolder h = holder();
     List<Long> seen = new ArrayList<>();

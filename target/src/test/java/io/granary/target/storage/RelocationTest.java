@@ -1,0 +1,232 @@
+package io.granary.target.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.error.ChecksumMismatchException;
+import io.granary.common.error.IncompleteBodyException;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.meta.RemoteVersion;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import net.openhft.hashing.LongHashFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Objects arriving from and leaving for other targets, against a real store (RocksDB, files) in a temp dir. */
+class RelocationTest {
+  private static final BucketProps BUCKET =
+      new BucketProps(Bucket.local("bkt"), "b1d", ChecksumType.XXHASH64, Instant.EPOCH);
+
+  @TempDir
+  Path tmp;
+  private ObjectStore store;
+  private Relocation relocation;
+
+  @BeforeEach
+  void open() throws IOException {
+    store = ObjectStore.open("t1", List.of(Mountpath.open(tmp.resolve("mp1")), Mountpath.open(tmp.resolve("mp2"))),
+        0);
+    relocation = new Relocation(store);
+  }
+
+  @AfterEach
+  void close() throws IOException {
+    store.close();
+  }
+
+  private static byte[] data(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static ObjectMeta meta(byte[] content, long mtime) {
+    return new ObjectMeta(content.length, ChecksumType.XXHASH64,
+        String.format("%016x", LongHashFunction.xx().hashBytes(content)), mtime, "etag-" + mtime, "text/plain",
+        Map.of("owner", "me"), Map.of("cache-control", "no-cache"), List.of(),
+        new RemoteVersion("r-etag", "v7", 1234L));
+  }
+
+  private Relocation.Outcome receive(String name, byte[] content, ObjectMeta meta, long atime) throws IOException {
+    PutOperation op = relocation.beginReceive(BUCKET, name, meta);
+    op.write(Unpooled.wrappedBuffer(content));
+    return relocation.commitReceived(op, meta, atime);
+  }
+
+  private byte[] read(String name) throws IOException {
+    StoredObject o = store.open(BUCKET, name);
+    try (var ch = o.channel()) {
+      ByteBuffer b = ByteBuffer.allocate((int) o.meta().size());
+      while (b.hasRemaining() && ch.read(b) > 0) {
+        // read all
+      }
+      return b.array();
+    }
+  }
+
+  private void put(String name, byte[] content) throws IOException {
+    PutOperation op = store.beginPut(BUCKET, name, PutOptions.nativePut(content.length, List.of()));
+    op.write(Unpooled.wrappedBuffer(content));
+    op.finish();
+  }
+
+  private long workFiles() throws IOException {
+    long n = 0;
+    for (Mountpath mp : store.mountpaths()) {
+      try (Stream<Path> s = Files.list(mp.workDir())) {
+        n += s.count();
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void commitReceived_newObject_isStoredWithItsWholeRecordAndAccessTime() throws IOException {
+    byte[] c = data("moved content");
+    ObjectMeta m = meta(c, 1000);
+
+    assertThat(receive("a", c, m, 777)).isEqualTo(Relocation.Outcome.STORED);
+
+    assertThat(store.stat(BUCKET, "a")).as("the record travels whole: etag, type, user meta, headers, remote")
+        .isEqualTo(m);
+    assertThat(read("a")).isEqualTo(c);
+    assertThat(relocation.atime(BUCKET, "a")).isEqualTo(777);
+  }
+
+  @Test
+  void commitReceived_overAnOlderCopy_replacesIt_overANewerOrEqualOne_keepsIt() throws IOException {
+    byte[] older = data("older");
+    byte[] newer = data("newer!");
+    receive("a", newer, meta(newer, 2000), 0);
+
+    assertThat(receive("a", older, meta(older, 1000), 0)).as("older moved copy").isEqualTo(Relocation.Outcome.KEPT);
+    assertThat(receive("a", newer, meta(newer, 2000), 0)).as("the same version").isEqualTo(Relocation.Outcome.KEPT);
+    assertThat(read("a")).isEqualTo(newer);
+
+    byte[] newest = data("newest copy");
+    assertThat(receive("a", newest, meta(newest, 3000), 0)).isEqualTo(Relocation.Outcome.STORED);
+    assertThat(read("a")).isEqualTo(newest);
+    assertThat(workFiles()).as("refused copies leave no work file").isZero();
+  }
+
+  @Test
+  void commitReceived_aPutThatLandedDuringTheMove_winsOverTheMovedCopy() throws IOException {
+    byte[] moved = data("written before the move");
+    put("a", data("written on the new owner during the move")); // mtime: now
+    assertThat(receive("a", moved, meta(moved, System.currentTimeMillis() - 60_000), 0))
+        .isEqualTo(Relocation.Outcome.KEPT);
+    assertThat(read("a")).isEqualTo(data("written on the new owner during the move"));
+  }
+
+  @Test
+  void commitReceived_afterADeleteWhileMoving_isRefusedUnlessNewer() throws IOException {
+    byte[] c = data("deleted meanwhile");
+    relocation.tombstone(BUCKET, "a", 5000);
+
+    assertThat(receive("a", c, meta(c, 4000), 0)).isEqualTo(Relocation.Outcome.DELETED);
+    assertThat(store.stat(BUCKET, "a")).isNull();
+    assertThat(receive("a", c, meta(c, 6000), 0)).as("written after the delete").isEqualTo(Relocation.Outcome.STORED);
+
+    relocation.clearTombstones();
+    assertThat(store.delete(BUCKET, "a")).isTrue();
+    assertThat(receive("a", c, meta(c, 4000), 0)).as("tombstones cleared").isEqualTo(Relocation.Outcome.STORED);
+  }
+
+  @Test
+  void beginReceive_contentNotMatchingItsRecord_storesNothing() throws IOException {
+    byte[] c = data("the real content");
+    ObjectMeta m = meta(c, 1000);
+    PutOperation corrupt = relocation.beginReceive(BUCKET, "a", m);
+    byte[] flipped = c.clone();
+    flipped[3] ^= 1;
+    corrupt.write(Unpooled.wrappedBuffer(flipped));
+    assertThatThrownBy(() -> relocation.commitReceived(corrupt, m, 0)).isInstanceOf(ChecksumMismatchException.class);
+
+    PutOperation shorter = relocation.beginReceive(BUCKET, "a", m);
+    shorter.write(Unpooled.wrappedBuffer(c, 0, 5));
+    assertThatThrownBy(() -> relocation.commitReceived(shorter, m, 0)).isInstanceOf(IncompleteBodyException.class);
+
+    assertThat(store.stat(BUCKET, "a")).isNull();
+    assertThat(workFiles()).isZero();
+  }
+
+  @Test
+  void removeSent_removesOnlyTheVersionThatWasSent() throws IOException {
+    byte[] c = data("sent");
+    receive("a", c, meta(c, 1000), 0);
+    ObjectMeta sent = store.stat(BUCKET, "a");
+    put("a", data("a newer write landed here meanwhile"));
+
+    assertThat(relocation.removeSent(BUCKET, "a", sent)).isFalse();
+    assertThat(read("a")).isEqualTo(data("a newer write landed here meanwhile"));
+
+    ObjectMeta now = store.stat(BUCKET, "a");
+    assertThat(relocation.removeSent(BUCKET, "a", now)).isTrue();
+    assertThat(store.stat(BUCKET, "a")).isNull();
+    assertThat(store.locate(BUCKET, "a").file()).doesNotExist();
+    assertThat(relocation.removeSent(BUCKET, "a", now)).as("already gone").isFalse();
+  }
+
+  @Test
+  void removeOlderThan_removesOnlyCopiesTheDeleteSaw() throws IOException {
+    byte[] c = data("x");
+    receive("old", c, meta(c, 1000), 0);
+    receive("new", c, meta(c, 9000), 0);
+
+    assertThat(relocation.removeOlderThan(BUCKET, "old", 5000)).isTrue();
+    assertThat(relocation.removeOlderThan(BUCKET, "new", 5000)).isFalse();
+    assertThat(relocation.removeOlderThan(BUCKET, "absent", 5000)).isFalse();
+    assertThat(store.stat(BUCKET, "old")).isNull();
+    assertThat(store.stat(BUCKET, "new")).isNotNull();
+  }
+
+  @Test
+  void open_readsWithoutCountingAnAccess() throws IOException {
+    int[] accesses = {0};
+    store.setAccessRecorder(new AccessRecorder() {
+      @Override
+      public void accessed(ObjectLocation loc) {
+        accesses[0]++;
+      }
+
+      @Override
+      public void removed(ObjectLocation loc) {
+      }
+    });
+    put("a", data("quiet"));
+    StoredObject o = relocation.open(BUCKET, "a");
+    o.channel().close();
+    assertThat(accesses[0]).isZero();
+    assertThat(relocation.open(BUCKET, "absent")).isNull();
+  }
+
+  @Test
+  void commitListener_isToldOfEveryCommitAfterItIsDurable() throws IOException {
+    List<String> told = new java.util.ArrayList<>();
+    store.setCommitListener((loc, meta) -> {
+      try {
+        assertThat(loc.mountpath().meta().intents()).as("told after the intent went").isEmpty();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      told.add(loc.name() + "@" + meta.size());
+    });
+    put("a", data("12345"));
+    byte[] c = data("abc");
+    receive("b", c, meta(c, 1000), 0);
+    receive("b", c, meta(c, 1000), 0); // kept: not a commit
+    assertThat(told).containsExactly("a@5", "b@3");
+  }
+}
