@@ -190,7 +190,7 @@ class MembershipIT {
     assertThat(send("PUT", cluster.endpoint() + "/v1/cluster/nodes/" + id, "{\"state\":\"active\"}").status()).isEqualTo(200);
     for (String name : owned) {
       Http.Reply back = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET, name))).GET());
-      assertThat(back.status()).isEqualTo(200);
+      assertThat(back.status()).as(name + ": " + back.bodyText()).isEqualTo(200);
       assertThat(back.body()).isEqualTo(objects.get(name));
     }
   }

@@ -34,6 +34,7 @@ final class ClusterLoad implements AutoCloseable {
   private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
   private final Map<String, Long> written = new ConcurrentHashMap<>(); // acknowledged new objects: name -> crc
   private final AtomicInteger failedWrites = new AtomicInteger();
+  private final List<String> writeFailures = Collections.synchronizedList(new ArrayList<>());
   private final List<Thread> threads = new ArrayList<>();
 
   ClusterLoad(String endpoint, String bucket, Dataset data) {
@@ -101,6 +102,13 @@ final class ClusterLoad implements AutoCloseable {
     return u.getHost() + ":" + u.getPort() + " at " + java.time.Instant.now();
   }
 
+  private void writeFailed(String why) {
+    failedWrites.incrementAndGet();
+    if (writeFailures.size() < 20) {
+      writeFailures.add(why);
+    }
+  }
+
   private void fail(String why) {
     failedReads.incrementAndGet();
     if (failures.size() < 20) {
@@ -118,10 +126,10 @@ final class ClusterLoad implements AutoCloseable {
         if (r.status() == 200) {
           written.put(name, Dataset.crc(body));
         } else {
-          failedWrites.incrementAndGet();
+          writeFailed(name + ": " + r.status() + " " + r.bodyText());
         }
       } catch (Exception e) {
-        failedWrites.incrementAndGet();
+        writeFailed(name + ": " + e + " at " + java.time.Instant.now());
       }
     }
   }
@@ -144,6 +152,11 @@ final class ClusterLoad implements AutoCloseable {
 
   int failedWrites() {
     return failedWrites.get();
+  }
+
+  /** The first failed writes, with why. */
+  List<String> writeFailures() {
+    return List.copyOf(writeFailures);
   }
 
   /** The objects the writer wrote and were acknowledged, with their CRC32. */

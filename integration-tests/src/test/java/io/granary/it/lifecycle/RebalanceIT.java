@@ -102,6 +102,7 @@ class RebalanceIT {
     assertThat(end.path("state").asText()).as(end.toString()).isEqualTo("succeeded");
     assertThat(load.failures()).as("failed reads during the move").isEmpty();
     assertThat(load.failedReads()).isZero();
+    assertThat(load.writeFailures()).as("failed writes during the move").isEmpty();
     assertThat(load.reads()).isGreaterThan(passesBefore);
     assertThat(load.checkWritten()).as("acknowledged writes that do not read back").isEmpty();
     extraNames.addAll(load.written().keySet());
@@ -150,6 +151,7 @@ class RebalanceIT {
 
     assertThat(end.path("state").asText()).as(end.toString()).isEqualTo("succeeded");
     assertThat(load.failures()).as("failed reads while the target drained").isEmpty();
+    assertThat(load.writeFailures()).as("failed writes while the target drained").isEmpty();
     assertThat(load.checkWritten()).as("acknowledged writes that do not read back").isEmpty();
     extraNames.addAll(load.written().keySet());
     ClusterMap after = cluster.map();

@@ -30,6 +30,8 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,21 +140,33 @@ public final class ProxyJobs {
 
   /** The status once the job ends, or after {@code wait} (at most {@link #MAX_WAIT}), whichever comes first. */
   CompletableFuture<JobStatus> await(String id, Duration wait) {
+    return awaitEnd(() -> status(id), JobStatus::running, wait, timer);
+  }
+
+  /**
+   * What {@code status} completes with once {@code running} says the job ended, or after {@code wait} (at most
+   * {@link #MAX_WAIT}), whichever comes first; asks again every {@link #POLL} on {@code timer} (short tasks only),
+   * never blocking. Every kind of job waits this way.
+   */
+  public static <T> CompletableFuture<T> awaitEnd(Supplier<CompletableFuture<T>> status, Predicate<T> running,
+      Duration wait, ScheduledExecutorService timer) {
     long deadline = System.nanoTime() + Math.min(wait.toNanos(), MAX_WAIT.toNanos());
-    CompletableFuture<JobStatus> out = new CompletableFuture<>();
-    poll(id, deadline, out);
+    CompletableFuture<T> out = new CompletableFuture<>();
+    poll(status, running, deadline, timer, out);
     return out;
   }
 
-  private void poll(String id, long deadline, CompletableFuture<JobStatus> out) {
-    status(id).whenComplete((s, err) -> {
+  private static <T> void poll(Supplier<CompletableFuture<T>> status, Predicate<T> running, long deadline,
+      ScheduledExecutorService timer, CompletableFuture<T> out) {
+    status.get().whenComplete((s, err) -> {
       long left = deadline - System.nanoTime();
       if (err != null) {
         out.completeExceptionally(err);
-      } else if (!s.running() || left <= 0) {
+      } else if (!running.test(s) || left <= 0) {
         out.complete(s);
       } else {
-        timer.schedule(() -> poll(id, deadline, out), Math.min(left, POLL.toNanos()), TimeUnit.NANOSECONDS);
+        timer.schedule(() -> poll(status, running, deadline, timer, out), Math.min(left, POLL.toNanos()),
+            TimeUnit.NANOSECONDS);
       }
     });
   }

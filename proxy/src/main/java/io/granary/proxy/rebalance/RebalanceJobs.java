@@ -11,6 +11,7 @@ import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.proxy.jobs.JobKind;
+import io.granary.proxy.jobs.ProxyJobs;
 import io.granary.proxy.membership.ClusterAuthority;
 import java.time.Duration;
 import java.util.Iterator;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Rebalance as a job behind {@code /v1/jobs}: {@code {"kind":"rebalance"}} starts one (on the primary; other proxies
@@ -26,8 +26,6 @@ import java.util.concurrent.TimeUnit;
  * walk. Any proxy answers for status: targets hold the progress.
  */
 public final class RebalanceJobs implements JobKind {
-  private static final Duration POLL = Duration.ofSeconds(1);
-
   private final ClusterMetadataHolder cluster;
   private final ClusterAuthority authority; // null on a non-primary proxy
   private final String primaryUrl;          // null on the primary
@@ -75,26 +73,9 @@ public final class RebalanceJobs implements JobKind {
   @Override
   public CompletableFuture<Object> status(String id, Duration wait) {
     long n = idOf(id);
-    if (wait == null) {
-      return status(n).thenApply(s -> s);
-    }
-    long deadline = System.nanoTime() + wait.toNanos();
-    CompletableFuture<Object> out = new CompletableFuture<>();
-    poll(n, deadline, out);
-    return out;
-  }
-
-  private void poll(long n, long deadline, CompletableFuture<Object> out) {
-    status(n).whenComplete((s, err) -> {
-      long left = deadline - System.nanoTime();
-      if (err != null) {
-        out.completeExceptionally(err);
-      } else if (!s.running() || left <= 0) {
-        out.complete(s);
-      } else {
-        timer.schedule(() -> poll(n, deadline, out), Math.min(left, POLL.toNanos()), TimeUnit.NANOSECONDS);
-      }
-    });
+    CompletableFuture<RebalanceStatus> s = wait == null ? status(n)
+        : ProxyJobs.awaitEnd(() -> status(n), RebalanceStatus::running, wait, timer);
+    return s.thenApply(x -> x);
   }
 
   @Override

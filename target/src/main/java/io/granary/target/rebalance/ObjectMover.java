@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Moves one object this target holds to the target that owns it under the current map: sends it, and removes the
  * copy here only once the owner has committed a verified copy (or already held the same or a newer version, or
- * deleted the object since), and only if the copy here did not change meanwhile. The owner is looked up again on
+ * deleted the object since), only if the receiver says it owns the object under its own map (at least as new as
+ * this target's), and only if the copy here did not change meanwhile. The owner is looked up again on
  * every attempt, so a newer map sends the object straight to its newest owner.
  *
  * <p>Threads: blocks its caller (a rebalance stream, a handoff worker or a push worker).
@@ -52,7 +53,12 @@ final class ObjectMover {
     /** It cannot be moved (e.g. its content fails its checksum at the receiver); it stays here. */
     FAILED,
     /** Stopped before it could be moved (a newer rebalance, an abort, shutdown); it stays here. */
-    STOPPED
+    STOPPED,
+    /**
+     * The receiver took the copy but does not own the object under its (newer) map: it hands it on, and the copy here
+     * stays until this target sends to the owner too.
+     */
+    NOT_OWNER
   }
 
   /** @param bytes bytes moved (MOVED only) @param error why it failed (FAILED only) */
@@ -86,10 +92,15 @@ final class ObjectMover {
       } else {
         try {
           Result r = sendOnce(bucket, name, owner, cap);
-          if (r != null) {
+          if (r == null) {
+            return new Result(Kind.GONE, 0, null);
+          }
+          if (r.kind() != Kind.NOT_OWNER) {
             return r;
           }
-          return new Result(Kind.GONE, 0, null);
+          // The receiver holds a newer map that placed the object elsewhere: this target gets that map too (it was
+          // pushed to every node), and the next attempt goes to the newest owner.
+          why = "target " + owner.id() + " has a newer map and no longer owns it";
         } catch (TransferException e) {
           if (!e.retryable()) {
             return new Result(Kind.FAILED, 0, e.getMessage());
@@ -99,7 +110,7 @@ final class ObjectMover {
           return new Result(Kind.FAILED, 0, e.toString());
         }
       }
-      if (attempts++ % 10 == 0) {
+      if (attempts++ % 10 == 1) { // not the first failure: a map catching up is normal, say so only if it lasts
         log.warn("node={} bucket={} object={} cannot move yet (attempt {}): {}", self, bucket.bucket(), name,
             attempts, why);
       }
@@ -110,7 +121,7 @@ final class ObjectMover {
 
   /**
    * Sends the copy held here to {@code to} once, uncapped (get-from-neighbor: a client waits), and removes it here
-   * when {@code to} has it. Null when this target does not hold the object.
+   * when {@code to} has it and owns it. Null when this target does not hold the object.
    */
   Result push(BucketProps bucket, String name, Node to) throws TransferException, IOException, InterruptedException {
     return sendOnce(bucket, name, to, BandwidthCap.NONE);
@@ -125,10 +136,13 @@ final class ObjectMover {
     }
     try {
       long mapVersion = cluster.snapshot().map(s -> s.map().version()).orElse(0L);
-      Relocation.Outcome outcome = sender.send(bucket, name, obj, relocation.atime(bucket, name), to, cap,
+      ObjectSender.Receipt receipt = sender.send(bucket, name, obj, relocation.atime(bucket, name), to, cap,
           mapVersion);
+      if (!receipt.owner()) {
+        return new Result(Kind.NOT_OWNER, 0, null); // keep the copy: only an owner's receipt lets it go
+      }
       relocation.removeSent(bucket, name, obj.meta());
-      if (outcome != Relocation.Outcome.STORED) {
+      if (receipt.outcome() != Relocation.Outcome.STORED) {
         return new Result(Kind.NOT_NEEDED, 0, null);
       }
       stats.sent(obj.meta().size());

@@ -69,9 +69,9 @@ final class ObjectSender {
    *
    * @param atime the object's access time to carry along, epoch ms (0: none)
    * @param mapVersion the map version {@code to} was chosen by: a receiver holding an older one waits for it
-   * @return what the receiver did with the copy
+   * @return what the receiver did with the copy, and whether it owns the object
    */
-  Relocation.Outcome send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap,
+  Receipt send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap,
       long mapVersion) throws TransferException, InterruptedException {
     String uri = ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&" + ObjectTransport.BUCKET_ID + "="
         + bucket.id();
@@ -119,9 +119,9 @@ final class ObjectSender {
         throw TransferException.answered(r.status(), "target " + to.id() + " refused " + bucket.bucket() + "/" + name
             + ": " + r.status() + " " + r.error());
       }
-      Relocation.Outcome outcome = parse(r.body());
+      Receipt receipt = parse(r.body());
       reusable = true;
-      return outcome;
+      return receipt;
     } catch (ExecutionException e) {
       throw TransferException.unreachable("sending " + bucket.bucket() + "/" + name + " to target " + to.id()
           + " failed: " + e.getCause(), e.getCause());
@@ -137,10 +137,14 @@ final class ObjectSender {
     return f.await(WRITE_WAIT.toMillis()) && f.isSuccess();
   }
 
-  private static Relocation.Outcome parse(byte[] body) throws TransferException {
+  /** What the receiver did with a copy, and whether it owns the object (see {@link ObjectTransport.Answer}). */
+  record Receipt(Relocation.Outcome outcome, boolean owner) {
+  }
+
+  private static Receipt parse(byte[] body) throws TransferException {
     try {
       ObjectTransport.Answer a = JSON.readValue(body, ObjectTransport.Answer.class);
-      return Relocation.Outcome.valueOf(a.outcome().toUpperCase(Locale.ROOT));
+      return new Receipt(Relocation.Outcome.valueOf(a.outcome().toUpperCase(Locale.ROOT)), a.owner());
     } catch (IOException | RuntimeException e) {
       throw TransferException.answered(500, "undecodable answer: " + new String(body, StandardCharsets.UTF_8));
     }

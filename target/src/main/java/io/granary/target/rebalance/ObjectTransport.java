@@ -40,8 +40,14 @@ public final class ObjectTransport {
 
   private ObjectTransport() {}
 
-  /** What the receiver did with a copy, as {@code {"outcome":"stored|kept|deleted"}}. */
-  public record Answer(String outcome) {
+  /**
+   * What the receiver did with a copy: {@code {"outcome":"stored|kept|deleted","owner":true|false}}. {@code owner}
+   * says whether the receiver owns the object under its map, which is at least as new as the sender's: only then may
+   * the sender drop its own copy. A receiver that does not own it (its map is newer and placed the object elsewhere)
+   * hands its copy on, and the sender keeps its own until it sends to the owner too, so two targets that each take
+   * the other for the owner can never both drop the object.
+   */
+  public record Answer(String outcome, boolean owner) {
   }
 
   /** {@code PREFIX BUCKET/OBJECT?provider=P}, the object name percent-encoded. */

@@ -177,7 +177,7 @@ final class RebalanceWalk implements Runnable {
         log.warn("node={} job={} bucket={} object={} could not be moved: {}", self, jobId(id),
             k.bucket().bucket(), k.name(), r.error());
       }
-      case STAYS, GONE, STOPPED -> { }
+      case STAYS, GONE, STOPPED, NOT_OWNER -> { }
     }
   }
 

@@ -2,6 +2,7 @@ package io.granary.target.rebalance;
 
 import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.BadRequestException;
@@ -97,9 +98,16 @@ public final class TransportRoutes {
       } else if (outcome == null) {
         ex.sendError(new ObjectNotFoundException(t.bucket().bucket().toString(), t.name()));
       } else {
-        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Answer(outcome.name().toLowerCase(Locale.ROOT)));
+        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Answer(outcome.name().toLowerCase(Locale.ROOT),
+            true));
       }
     });
+  }
+
+  /** Whether this target owns the object under the map it holds now. */
+  private boolean owns(Target t) {
+    return cluster.require().placement().owner(PlacementKey.digest(t.bucket().bucket(), t.name()))
+        .map(n -> n.id().equals(cluster.nodeId())).orElse(false);
   }
 
   /** {@code DELETE /v1/transport/objects/...?before=MS}: remove the copy here if it is not newer than MS. */
@@ -224,7 +232,8 @@ public final class TransportRoutes {
         if (outcome == Relocation.Outcome.STORED) {
           rebalancer.received(meta.size());
         }
-        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Answer(outcome.name().toLowerCase(Locale.ROOT)));
+        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Answer(outcome.name().toLowerCase(Locale.ROOT),
+            owns(target)));
       });
     }
 

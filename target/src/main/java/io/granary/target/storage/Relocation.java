@@ -10,6 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Predicate;
 
 /**
  * Objects that move between targets (rebalance, get-from-neighbor) as the store sees them: opened for sending
@@ -113,19 +114,7 @@ public final class Relocation {
    * @return whether it was removed
    */
   public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
-    ObjectLocation loc = store.locate(bucket, name);
-    Lock write = store.locks().forDigest(loc.digest()).writeLock();
-    write.lock();
-    try {
-      ObjectMeta now = loc.mountpath().meta().get(loc.key());
-      if (now == null || !now.equals(sent)) {
-        return false;
-      }
-      store.remove(loc, now);
-      return true;
-    } finally {
-      write.unlock();
-    }
+    return removeIf(bucket, name, sent::equals);
   }
 
   /**
@@ -135,12 +124,17 @@ public final class Relocation {
    * @return whether a copy was removed
    */
   public boolean removeOlderThan(BucketProps bucket, String name, long deletedAt) throws IOException {
+    return removeIf(bucket, name, now -> now.mtime() <= deletedAt);
+  }
+
+  /** Removes the object, under its write lock, when there is one and {@code test} accepts it as it is now. */
+  private boolean removeIf(BucketProps bucket, String name, Predicate<ObjectMeta> test) throws IOException {
     ObjectLocation loc = store.locate(bucket, name);
     Lock write = store.locks().forDigest(loc.digest()).writeLock();
     write.lock();
     try {
       ObjectMeta now = loc.mountpath().meta().get(loc.key());
-      if (now == null || now.mtime() > deletedAt) {
+      if (now == null || !test.test(now)) {
         return false;
       }
       store.remove(loc, now);
