@@ -98,11 +98,13 @@ WORK=""
 GRANARY_PID=""
 JOIN_PID=""
 READER_PID=""
+PAUSE_PID=""
 
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   set +e
+  [[ -z "$PAUSE_PID" ]] || kill "$PAUSE_PID" 2>/dev/null
   if [[ -n "$READER_PID" ]] && kill -0 "$READER_PID" 2>/dev/null; then
     stop_pid "$READER_PID" TERM 15
   fi
@@ -137,6 +139,13 @@ if [[ " $REFERENCES " == *" rsync_fsync "* ]]; then
 fi
 
 now() { echo "$EPOCHREALTIME"; }
+# pause SECONDS: sleep, but a signal's trap runs at once (bash runs traps only between foreground commands)
+pause() {
+  sleep "$1" &
+  PAUSE_PID=$!
+  wait "$PAUSE_PID"
+  PAUSE_PID=""
+}
 elapsed() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 6))" "$1" "$2"; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -248,19 +257,38 @@ print(sum(1 for t in m.get("targets", {}).values() if t.get("state") == "active"
 target_pid() { pgrep -f "GranaryCommand target --id $1 .*$DATA/" | head -n 1 || true; }
 
 # join_target ID [TARGET_FLAG...]: starts one more target as a node of its own (as an operator adds one), its
-# mountpaths under DATA like the others', on the port after the last one; sets JOIN_PID and JOIN_LAUNCH.
+# mountpaths under DATA like the others', on a free port taken now (a port kept free since the cluster started may
+# have become some connection's ephemeral port meanwhile); sets JOIN_PID and JOIN_LAUNCH once it listens. A port
+# lost to a race (bind fails) is replaced, up to 3 times.
 join_target() {
-  local id="$1" port
+  local id="$1" port attempt i log="$DATA/logs/$1.log"
   shift
-  port=$((GRANARY_PORT + ${id#t}))
   mkdir -p "$DATA/$id/mp1" "$DATA/$id/mp2" "$DATA/logs"
-  JOIN_LAUNCH="$(now)"
-  # shellcheck disable=SC2086 # TARGET_ARGS is a list of flags on purpose
-  java "${NODE_JVM[@]}" -jar "$WORK/dist/granary.jar" target --id "$id" --host 127.0.0.1 --port "$port" \
-    --mountpath "$DATA/$id/mp1" --mountpath "$DATA/$id/mp2" --primary "$PROXY_URL" $TARGET_ARGS "$@" \
-    --exit-with-parent "$$" >>"$DATA/logs/$id.log" 2>&1 &
-  JOIN_PID=$!
-  log "target $id joins (pid $JOIN_PID, port $port${*:+, flags $*})"
+  for ((attempt = 1; ; attempt++)); do
+    port="$(free_ports 1)"
+    : >"$log"
+    JOIN_LAUNCH="$(now)"
+    # shellcheck disable=SC2086 # TARGET_ARGS is a list of flags on purpose
+    java "${NODE_JVM[@]}" -jar "$WORK/dist/granary.jar" target --id "$id" --host 127.0.0.1 --port "$port" \
+      --mountpath "$DATA/$id/mp1" --mountpath "$DATA/$id/mp2" --primary "$PROXY_URL" $TARGET_ARGS "$@" \
+      --exit-with-parent "$$" >>"$log" 2>&1 &
+    JOIN_PID=$!
+    log "target $id joins (pid $JOIN_PID, port $port${*:+, flags $*})"
+    for ((i = 0; ; i++)); do
+      grep -q "target serving" "$log" && return 0
+      kill -0 "$JOIN_PID" 2>/dev/null || break
+      ((i < START_TIMEOUT * 10)) || die "target $id did not start listening within ${START_TIMEOUT}s (see $log)"
+      sleep 0.1
+    done
+    wait "$JOIN_PID" 2>/dev/null || true
+    JOIN_PID=""
+    if grep -q "Address already in use" "$log" && ((attempt < 3)); then
+      log "port $port was taken meanwhile; another one"
+      continue
+    fi
+    tail -n 30 "$log" >&2
+    die "target $id exited at startup"
+  done
 }
 
 stop_cluster() {
@@ -630,14 +658,14 @@ EOF
     "$WORK/out/reads.tsv" 1 >"$WORK/out/reader.out" 2>&1 &
   READER_PID=$!
   log "reader up (pid $READER_PID); warm-up ${WARMUP_SECS}s, then the idle window (${IDLE_SECS}s)"
-  sleep "$WARMUP_SECS"
+  pause "$WARMUP_SECS"
   kill -0 "$READER_PID" 2>/dev/null || { cat "$WORK/out/reader.out" >&2; die "the reader exited"; }
   pids="$(target_pid t1) $(target_pid t2)"
   s0="$(snap)"
   idle_a="$(now)"
   # shellcheck disable=SC2086
   c0="$(cpu_ticks $pids)"
-  sleep "$IDLE_SECS"
+  pause "$IDLE_SECS"
   idle_b="$(now)"
   # shellcheck disable=SC2086
   local c_idle=$(($(cpu_ticks $pids) - c0))
@@ -657,7 +685,7 @@ EOF
   # shellcheck disable=SC2086
   c2="$(cpu_ticks $pids)"
   c4="$(cpu_ticks "$JOIN_PID")"
-  sleep 2
+  pause 2
   stop_pid "$READER_PID" TERM 60
   READER_PID=""
   [[ -s "$WORK/out/reads.tsv" ]] || { cat "$WORK/out/reader.out" >&2; die "the reader recorded nothing"; }
@@ -1037,6 +1065,7 @@ if foreground:
                 "a failed GET has no latency, so any failed GET fails the goal too",
         "bandwidth_cap_is_default": foreground["bandwidth_cap_is_default"],
         "failed_gets": foreground["idle"]["errors"] + foreground["during"]["errors"],
+        "ratio_after_first_5s": foreground["ratio_p99_after_first_5s"],
         "met": v is not None and v <= GOAL_P99 and foreground["idle"]["errors"] + foreground["during"]["errors"] == 0,
     }
 goals["all_met"] = all(g["met"] for g in goals.values()) if goals else None
@@ -1125,6 +1154,9 @@ if f:
           % (f["idle"]["p50_ms"], f["idle"]["p99_ms"], f["during"]["p50_ms"], f["during"]["p99_ms"], f["ratio_p99"],
              f["idle"]["requests"], f["during"]["requests"], f["idle"]["errors"] + f["during"]["errors"],
              f["rebalance"]["mib_per_sec_total"], f["rebalance"]["job_seconds"]))
+    l = f["during_after_first_5s"]
+    print("  foreground GET p99 without the rebalance's first 5 s: %s ms (ratio %s); p99 of hot objects that moved: %s ms, that stayed: %s ms"
+          % (l["p99_ms"], f["ratio_p99_after_first_5s"], f["during_moved_objects"]["p99_ms"], f["during_staying_objects"]["p99_ms"]))
 for k, g in d["goals"].items():
     if k != "all_met":
         print("  goal %s: ratio %s, met: %s" % (k, g["ratio"], g["met"]))
