@@ -20,7 +20,7 @@ COUNT_1M="${COUNT_1M:-2048}"              # throughput part: 1 MiB objects on t1
 COUNT_64K="${COUNT_64K:-4800}"            # throughput part: 64 KiB objects on t1 (300 MiB; 0 skips the size)
 ROUNDS="${ROUNDS:-1}"                     # throughput part: rounds per size (a fresh cluster each); medians reported
 REFERENCES="${REFERENCES:-cp rsync rsync_fsync}" # reference copies after each rebalance (cp is required)
-STREAMS="${STREAMS:-}"                    # --rebalance-streams of every target (empty: Granary's default, 4)
+STREAMS="${STREAMS:-}"                    # --rebalance-streams of every target (empty: Granary's default, 16)
 DROP_CACHES="${DROP_CACHES:-1}"           # 1: sync and drop the page cache before each timed rebalance and copy
 P99_COUNT="${P99_COUNT:-auto}"            # p99 part: 1 MiB objects on t1 and t2 (a third move to t3); auto: below
 P99_BANDWIDTH="${P99_BANDWIDTH:-}"        # p99 part: --rebalance-bandwidth of every target (empty: the default)
@@ -1100,7 +1100,7 @@ doc = {
         "throughput_objects": {"1MiB": int(E["COUNT_1M"]), "64KiB": int(E["COUNT_64K"])},
         "rounds": int(E["ROUNDS"]),
         "references": E["REFERENCES"].split(),
-        "rebalance_streams": int(E["STREAMS"]) if E["STREAMS"] else "default (4)",
+        "rebalance_streams": int(E["STREAMS"]) if E["STREAMS"] else "default (16)",
         "page_cache": {"drop_requested": E["DROP_CACHES"] == "1", "dropped": E["BENCH_CACHE_DROPPED"] == "1",
                        "how": E["BENCH_CACHE_NOTE"]},
         "p99_objects": int(E["P99_COUNT"]) if E["P99_COUNT"].isdigit() else E["P99_COUNT"],

@@ -105,7 +105,7 @@ public final class TargetCommand implements Callable<Integer> {
           + "failed (default: ${DEFAULT-VALUE}).")
   Duration backendReadTimeout;
 
-  @Option(names = "--rebalance-streams", defaultValue = "4", paramLabel = "N",
+  @Option(names = "--rebalance-streams", defaultValue = "16", paramLabel = "N",
       description = "Objects this target sends to other targets at once while rebalancing (default: ${DEFAULT-VALUE}).")
   int rebalanceStreams;
 

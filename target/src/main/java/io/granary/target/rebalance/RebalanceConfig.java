@@ -7,7 +7,8 @@ package io.granary.target.rebalance;
  * @param bandwidthBytesPerSecond the most bytes per second sent while rebalancing, across all streams; 0 uncaps
  */
 public record RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
-  public static final int DEFAULT_STREAMS = 4;
+  /** Each move waits on several fsyncs at the receiver: enough streams in flight hide that latency. */
+  public static final int DEFAULT_STREAMS = 16;
   /** The default cap; bench/rebalance.sh measures what rebalancing under it costs foreground reads. */
   public static final long DEFAULT_BANDWIDTH = 256L << 20;
   public static final RebalanceConfig DEFAULTS = new RebalanceConfig(DEFAULT_STREAMS, DEFAULT_BANDWIDTH);

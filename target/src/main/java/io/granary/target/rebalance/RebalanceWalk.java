@@ -4,10 +4,10 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.rebalance.RebalanceProgress;
-import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * One rebalance on one target: walks the metadata of each mountpath (never its directories) in key order, and
  * moves every object another target owns under the current map, {@code streams} at a time, within the bandwidth
  * cap. First a counting pass finds what there is to move (for progress and ETA); then the moving pass goes batch by
- * batch, recording after each batch the last key it dealt with, so a restart resumes there ({@link WalkMarkers}).
+ * batch (a few batches in flight), recording after each batch the last key it dealt with, so a restart resumes there
+ * ({@link WalkMarkers}).
  * Objects already moved are gone from here, so neither a resumed walk nor one a newer map restarts sends anything
  * twice.
  *
@@ -30,6 +31,8 @@ final class RebalanceWalk implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(RebalanceWalk.class);
   /** Keys examined per batch; the misplaced among them move in parallel, then the marker advances. */
   static final int BATCH = 256;
+  /** Batches whose moves may be in flight at once. */
+  static final int WINDOW = 4;
 
   private final String self;
   private final long id;
@@ -122,38 +125,62 @@ final class RebalanceWalk implements Runnable {
     });
   }
 
+  /** The moves of one batch of keys, and the last key of the batch: where the marker goes once they all ended. */
+  private record Batch(String lastKey, List<ObjectKey> moving, List<Future<ObjectMover.Result>> moves) {
+  }
+
+  /**
+   * Walks {@code mp} batch by batch. Up to {@link #WINDOW} batches are in flight at once, so the streams never wait
+   * for the slowest move of a batch before the next batch's moves start; the marker advances over batches in key
+   * order as each one ends, so a restart resumes after the last batch all of whose moves ended.
+   */
   private void walk(Mountpath mp) throws IOException, InterruptedException {
     String after = WalkMarkers.resumeAfter(mp, id);
-    while (!stopped) {
-      List<String> keys = new ArrayList<>(BATCH);
-      List<ObjectMeta> metas = new ArrayList<>(BATCH);
-      mp.meta().scan("", after, (key, meta) -> {
-        keys.add(key);
-        metas.add(meta);
-        return keys.size() < BATCH;
-      });
-      if (keys.isEmpty()) {
-        return;
-      }
-      ClusterMetadataHolder.Snapshot s = cluster.require();
-      List<Future<ObjectMover.Result>> moves = new ArrayList<>();
-      List<ObjectKey> moving = new ArrayList<>();
-      for (String key : keys) {
-        ObjectKey k = misplaced(key, s);
-        if (k != null) {
-          moving.add(k);
-          moves.add(streams.submit(() -> mover.move(k.bucket(), k.name(), cap, () -> stopped)));
+    ArrayDeque<Batch> window = new ArrayDeque<>();
+    try {
+      while (!stopped) {
+        List<String> keys = new ArrayList<>(BATCH);
+        mp.meta().scan("", after, (key, meta) -> {
+          keys.add(key);
+          return keys.size() < BATCH;
+        });
+        if (keys.isEmpty()) {
+          break;
+        }
+        ClusterMetadataHolder.Snapshot s = cluster.require();
+        List<Future<ObjectMover.Result>> moves = new ArrayList<>();
+        List<ObjectKey> moving = new ArrayList<>();
+        for (String key : keys) {
+          ObjectKey k = misplaced(key, s);
+          if (k != null) {
+            moving.add(k);
+            moves.add(streams.submit(() -> mover.move(k.bucket(), k.name(), cap, () -> stopped)));
+          }
+        }
+        counters.walked.addAndGet(keys.size());
+        after = keys.get(keys.size() - 1);
+        window.add(new Batch(after, moving, moves));
+        while (window.size() >= WINDOW) {
+          finish(mp, window.poll());
         }
       }
-      counters.walked.addAndGet(keys.size());
-      for (int i = 0; i < moves.size(); i++) {
-        settle(moving.get(i), await(moves.get(i)));
+      while (!window.isEmpty()) {
+        finish(mp, window.poll());
       }
-      if (stopped) {
-        return; // the marker stays before this batch: what did not move is looked at again
+    } finally {
+      for (Batch b : window) { // stopped or interrupted: nothing more is recorded, the walk resumes before them
+        b.moves().forEach(f -> f.cancel(false));
       }
-      after = keys.get(keys.size() - 1);
-      WalkMarkers.walkedTo(mp, id, after);
+    }
+  }
+
+  /** Waits for a batch's moves, counts them, and records the walk past it (unless the walk was stopped). */
+  private void finish(Mountpath mp, Batch b) throws IOException, InterruptedException {
+    for (int i = 0; i < b.moves().size(); i++) {
+      settle(b.moving().get(i), await(b.moves().get(i)));
+    }
+    if (!stopped) {
+      WalkMarkers.walkedTo(mp, id, b.lastKey());
     }
   }
 
@@ -162,6 +189,8 @@ final class RebalanceWalk implements Runnable {
       return f.get();
     } catch (ExecutionException e) {
       return new ObjectMover.Result(ObjectMover.Kind.FAILED, 0, String.valueOf(e.getCause()));
+    } catch (java.util.concurrent.CancellationException e) {
+      return new ObjectMover.Result(ObjectMover.Kind.STOPPED, 0, null);
     }
   }
 
