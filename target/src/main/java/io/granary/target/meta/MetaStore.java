@@ -185,6 +185,20 @@ public final class MetaStore implements AutoCloseable {
     }
   }
 
+  /** Deletes {@code keys} and their access times in one synced batch (one write-ahead-log sync for them all). */
+  public void deleteAll(List<String> keys) throws IOException {
+    try (WriteBatch batch = new WriteBatch()) {
+      for (String key : keys) {
+        byte[] k = bytes(key);
+        batch.delete(objects, k);
+        batch.delete(atime, k);
+      }
+      db.write(synced, batch);
+    } catch (RocksDBException e) {
+      throw new IOException("Error in RocksDB delete of " + keys.size() + " keys in " + dir, e);
+    }
+  }
+
   /** Deletes every key starting with {@code prefix} (a destroyed bucket), access times included. */
   public void deletePrefix(String prefix) throws IOException {
     byte[] begin = bytes(prefix);

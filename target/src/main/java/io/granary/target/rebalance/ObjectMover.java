@@ -61,8 +61,15 @@ final class ObjectMover {
     NOT_OWNER
   }
 
-  /** @param bytes bytes moved (MOVED only) @param error why it failed (FAILED only) */
-  record Result(Kind kind, long bytes, String error) {
+  /**
+   * @param bytes bytes moved (MOVED only)
+   * @param error why it failed (FAILED only)
+   * @param toRemove the copy here, when the caller asked to remove it itself (a walk removes a batch's at once)
+   */
+  record Result(Kind kind, long bytes, String error, Relocation.Sent toRemove) {
+    Result(Kind kind, long bytes, String error) {
+      this(kind, bytes, error, null);
+    }
   }
 
   /**
@@ -70,6 +77,15 @@ final class ObjectMover {
    * with a growing backoff, until it is moved, needs no move, fails for good, or {@code stop} says so.
    */
   Result move(BucketProps bucket, String name, BandwidthCap cap, BooleanSupplier stop) throws InterruptedException {
+    return move(bucket, name, cap, stop, false);
+  }
+
+  /**
+   * As {@link #move(BucketProps, String, BandwidthCap, BooleanSupplier)}; with {@code deferRemoval} the copy here is
+   * not removed but returned in {@link Result#toRemove}, for the caller to remove with others at once.
+   */
+  Result move(BucketProps bucket, String name, BandwidthCap cap, BooleanSupplier stop, boolean deferRemoval)
+      throws InterruptedException {
     long digest = PlacementKey.digest(bucket.bucket(), name);
     long backoff = 250;
     int attempts = 0;
@@ -91,7 +107,7 @@ final class ObjectMover {
         why = owner == null ? "no target in placement" : "owner " + owner.id() + " is " + owner.state().wireName();
       } else {
         try {
-          Result r = sendOnce(bucket, name, owner, cap);
+          Result r = sendOnce(bucket, name, owner, cap, deferRemoval);
           if (r == null) {
             return new Result(Kind.GONE, 0, null);
           }
@@ -124,11 +140,11 @@ final class ObjectMover {
    * when {@code to} has it and owns it. Null when this target does not hold the object.
    */
   Result push(BucketProps bucket, String name, Node to) throws TransferException, IOException, InterruptedException {
-    return sendOnce(bucket, name, to, BandwidthCap.NONE);
+    return sendOnce(bucket, name, to, BandwidthCap.NONE, false);
   }
 
   /** One attempt: null when the object is not here. */
-  private Result sendOnce(BucketProps bucket, String name, Node to, BandwidthCap cap)
+  private Result sendOnce(BucketProps bucket, String name, Node to, BandwidthCap cap, boolean deferRemoval)
       throws TransferException, IOException, InterruptedException {
     StoredObject obj = relocation.open(bucket, name);
     if (obj == null) {
@@ -141,12 +157,16 @@ final class ObjectMover {
       if (!receipt.owner()) {
         return new Result(Kind.NOT_OWNER, 0, null); // keep the copy: only an owner's receipt lets it go
       }
-      relocation.removeSent(bucket, name, obj.meta());
+      Relocation.Sent sent = new Relocation.Sent(bucket, name, obj.meta());
+      if (!deferRemoval) {
+        relocation.removeSent(bucket, name, obj.meta());
+      }
+      Relocation.Sent toRemove = deferRemoval ? sent : null;
       if (receipt.outcome() != Relocation.Outcome.STORED) {
-        return new Result(Kind.NOT_NEEDED, 0, null);
+        return new Result(Kind.NOT_NEEDED, 0, null, toRemove);
       }
       stats.sent(obj.meta().size());
-      return new Result(Kind.MOVED, obj.meta().size(), null);
+      return new Result(Kind.MOVED, obj.meta().size(), null, toRemove);
     } finally {
       obj.channel().close();
     }

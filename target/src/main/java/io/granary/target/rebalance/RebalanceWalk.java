@@ -6,6 +6,7 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.rebalance.RebalanceProgress;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.Relocation;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ final class RebalanceWalk implements Runnable {
   private final ClusterMetadataHolder cluster;
   private final ObjectStore store;
   private final ObjectMover mover;
+  private final Relocation relocation;
   private final ExecutorService streams;
   private final BandwidthCap cap;
   private final RebalanceCounters counters;
@@ -46,7 +48,8 @@ final class RebalanceWalk implements Runnable {
   private volatile boolean aborted;
 
   RebalanceWalk(String self, long id, ClusterMetadataHolder cluster, ObjectStore store, ObjectMover mover,
-      ExecutorService streams, BandwidthCap cap, RebalanceCounters counters) {
+      Relocation relocation, ExecutorService streams, BandwidthCap cap, RebalanceCounters counters) {
+    this.relocation = relocation;
     this.self = self;
     this.id = id;
     this.cluster = cluster;
@@ -154,7 +157,7 @@ final class RebalanceWalk implements Runnable {
           ObjectKey k = misplaced(key, s);
           if (k != null) {
             moving.add(k);
-            moves.add(streams.submit(() -> mover.move(k.bucket(), k.name(), cap, () -> stopped)));
+            moves.add(streams.submit(() -> mover.move(k.bucket(), k.name(), cap, () -> stopped, true)));
           }
         }
         counters.walked.addAndGet(keys.size());
@@ -174,10 +177,21 @@ final class RebalanceWalk implements Runnable {
     }
   }
 
-  /** Waits for a batch's moves, counts them, and records the walk past it (unless the walk was stopped). */
+  /**
+   * Waits for a batch's moves, removes the copies their owners now hold (one synced metadata write for the batch),
+   * counts them, and records the walk past the batch (unless the walk was stopped).
+   */
   private void finish(Mountpath mp, Batch b) throws IOException, InterruptedException {
+    List<Relocation.Sent> sent = new ArrayList<>();
     for (int i = 0; i < b.moves().size(); i++) {
-      settle(b.moving().get(i), await(b.moves().get(i)));
+      ObjectMover.Result r = await(b.moves().get(i));
+      settle(b.moving().get(i), r);
+      if (r.toRemove() != null) {
+        sent.add(r.toRemove());
+      }
+    }
+    if (!sent.isEmpty()) {
+      relocation.removeSent(sent);
     }
     if (!stopped) {
       WalkMarkers.walkedTo(mp, id, b.lastKey());

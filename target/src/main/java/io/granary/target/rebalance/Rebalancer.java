@@ -143,7 +143,7 @@ public final class Rebalancer implements AutoCloseable {
       return;
     }
     counters = new RebalanceCounters(id, stats, clock);
-    walk = new RebalanceWalk(self, id, cluster, store, mover, streams, cap, counters);
+    walk = new RebalanceWalk(self, id, cluster, store, mover, relocation, streams, cap, counters);
     walker.execute(walk);
   }
 

@@ -18,6 +18,11 @@ final class NameLocks {
   }
 
   ReentrantReadWriteLock forDigest(long digest) {
-    return locks[(int) (digest ^ (digest >>> 32)) & (STRIPES - 1)];
+    return locks[stripe(digest)];
+  }
+
+  /** The stripe a digest's lock is: callers that take several locks take them in stripe order. */
+  int stripe(long digest) {
+    return (int) (digest ^ (digest >>> 32)) & (STRIPES - 1);
   }
 }

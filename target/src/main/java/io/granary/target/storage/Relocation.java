@@ -8,7 +8,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Predicate;
 
@@ -102,7 +109,7 @@ public final class Relocation {
       return true;
     });
     if (stored && atime > 0) {
-      loc.mountpath().meta().putAtimes(java.util.Map.of(loc.key(), atime));
+      loc.mountpath().meta().putAtimes(Map.of(loc.key(), atime));
     }
     return stored ? Outcome.STORED : why[0];
   }
@@ -115,6 +122,58 @@ public final class Relocation {
    */
   public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
     return removeIf(bucket, name, sent::equals);
+  }
+
+  /** A copy that was sent and that its owner now holds: to be removed here if unchanged. */
+  public record Sent(BucketProps bucket, String name, ObjectMeta meta) {
+  }
+
+  /**
+   * Removes the copies that were sent, each only if it is still the version sent, with one synced metadata write per
+   * mountpath for them all rather than one per object: a rebalance walk removes what a batch moved this way. The
+   * objects' locks are held (taken in stripe order, so two such removals cannot deadlock) from the check until their
+   * files are gone. Disk executor or a rebalance thread only.
+   *
+   * @return how many were removed
+   */
+  public int removeSent(List<Sent> sent) throws IOException {
+    Map<Mountpath, List<ObjectLocation>> byMountpath = new LinkedHashMap<>();
+    Map<ObjectLocation, ObjectMeta> expected = new HashMap<>();
+    TreeMap<Integer, ReentrantReadWriteLock> stripes = new TreeMap<>();
+    for (Sent s : sent) {
+      ObjectLocation loc = store.locate(s.bucket(), s.name());
+      byMountpath.computeIfAbsent(loc.mountpath(), m -> new ArrayList<>()).add(loc);
+      expected.put(loc, s.meta());
+      stripes.put(store.locks().stripe(loc.digest()), store.locks().forDigest(loc.digest()));
+    }
+    stripes.values().forEach(l -> l.writeLock().lock());
+    try {
+      int removed = 0;
+      for (Map.Entry<Mountpath, List<ObjectLocation>> e : byMountpath.entrySet()) {
+        List<ObjectLocation> gone = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        for (ObjectLocation loc : e.getValue()) {
+          ObjectMeta now = e.getKey().meta().get(loc.key());
+          if (now != null && now.equals(expected.get(loc))) {
+            gone.add(loc);
+            keys.add(loc.key());
+          }
+        }
+        if (keys.isEmpty()) {
+          continue;
+        }
+        e.getKey().meta().deleteAll(keys); // metadata first, as for one object: a crash leaves files, not records
+        for (ObjectLocation loc : gone) {
+          loc.mountpath().usage().addObjects(-expected.get(loc).size());
+          store.accessRecorder().removed(loc);
+          Files.deleteIfExists(loc.file());
+        }
+        removed += gone.size();
+      }
+      return removed;
+    } finally {
+      stripes.values().forEach(l -> l.writeLock().unlock());
+    }
   }
 
   /**

@@ -180,6 +180,31 @@ class RelocationTest {
   }
 
   @Test
+  void removeSent_batch_removesEachUnchangedCopyOnEveryMountpath_andLeavesChangedOnes() throws IOException {
+    List<Relocation.Sent> sent = new java.util.ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      byte[] c = data("batch " + i);
+      receive("o" + i, c, meta(c, 1000 + i), 0);
+      sent.add(new Relocation.Sent(BUCKET, "o" + i, store.stat(BUCKET, "o" + i)));
+    }
+    put("o7", data("a newer write landed here"));
+    sent.add(new Relocation.Sent(BUCKET, "absent", meta(data("x"), 1)));
+
+    assertThat(relocation.removeSent(sent)).isEqualTo(39);
+
+    assertThat(read("o7")).isEqualTo(data("a newer write landed here"));
+    for (int i = 0; i < 40; i++) {
+      if (i != 7) {
+        assertThat(store.stat(BUCKET, "o" + i)).as("o" + i).isNull();
+        assertThat(store.locate(BUCKET, "o" + i).file()).doesNotExist();
+      }
+    }
+    java.util.Set<Path> used = new java.util.HashSet<>();
+    sent.forEach(x -> used.add(store.locate(BUCKET, x.name()).mountpath().root()));
+    assertThat(used).as("the batch spanned both mountpaths").hasSize(2);
+  }
+
+  @Test
   void removeOlderThan_removesOnlyCopiesTheDeleteSaw() throws IOException {
     byte[] c = data("x");
     receive("old", c, meta(c, 1000), 0);
