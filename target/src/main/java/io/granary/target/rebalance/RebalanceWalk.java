@@ -72,13 +72,21 @@ final class RebalanceWalk implements Runnable {
   public void run() {
     try {
       log.info("node={} job={} rebalance walk started", self, jobId(id));
+      // A snapshot: mountpaths may change meanwhile (resilver). One that leaves is skipped from then on; an object
+      // the resilver moves to a mountpath walked already is committed there and handed on (Handoffs), so it is
+      // neither skipped for good nor sent twice (a second send would be kept, not stored, by its owner).
       List<Mountpath> mountpaths = store.mountpaths();
       for (Mountpath mp : mountpaths) {
-        count(mp);
+        if (stillRead(mp)) {
+          count(mp);
+        }
       }
       log.info("node={} job={} {} objects ({} bytes) to move", self, jobId(id), counters.toMove.get(),
           counters.bytesToMove.get());
       for (Mountpath mp : mountpaths) {
+        if (!stillRead(mp)) {
+          continue;
+        }
         if (!WalkMarkers.isDone(mp, id)) {
           walk(mp);
         }
@@ -88,7 +96,7 @@ final class RebalanceWalk implements Runnable {
               aborted ? "aborted" : "superseded", counters.sent.get());
           return;
         }
-        if (counters.failed.get() == 0) {
+        if (counters.failed.get() == 0 && stillRead(mp)) {
           WalkMarkers.done(mp, id);
         }
       }
@@ -128,14 +136,21 @@ final class RebalanceWalk implements Runnable {
 
   private void walk(Mountpath mp) throws IOException, InterruptedException {
     String after = WalkMarkers.resumeAfter(mp, id);
-    while (!stopped) {
+    while (!stopped && stillRead(mp)) {
       List<String> keys = new ArrayList<>(BATCH);
       List<ObjectMeta> metas = new ArrayList<>(BATCH);
-      mp.meta().scan("", after, (key, meta) -> {
-        keys.add(key);
-        metas.add(meta);
-        return keys.size() < BATCH;
-      });
+      try {
+        mp.meta().scan("", after, (key, meta) -> {
+          keys.add(key);
+          metas.add(meta);
+          return keys.size() < BATCH;
+        });
+      } catch (IOException e) {
+        if (!stillRead(mp)) {
+          return; // it left mid-walk: detached (its objects moved to others) or disabled (they are gone)
+        }
+        throw e;
+      }
       if (keys.isEmpty()) {
         return;
       }
@@ -157,8 +172,14 @@ final class RebalanceWalk implements Runnable {
         return; // the marker stays before this batch: what did not move is looked at again
       }
       after = keys.get(keys.size() - 1);
-      WalkMarkers.walkedTo(mp, id, after);
+      if (stillRead(mp)) {
+        WalkMarkers.walkedTo(mp, id, after);
+      }
     }
+  }
+
+  private boolean stillRead(Mountpath mp) {
+    return store.mountpathSet().isReadable(mp);
   }
 
   private ObjectMover.Result await(Future<ObjectMover.Result> f) throws InterruptedException {

@@ -5,11 +5,9 @@ import io.granary.target.meta.MetaStore;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Predicate;
 
 /**
  * Objects that move between targets (rebalance, get-from-neighbor) as the store sees them: opened for sending
@@ -50,25 +48,17 @@ public final class Relocation {
     Lock read = store.locks().forDigest(loc.digest()).readLock();
     read.lock();
     try {
-      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
-      if (meta == null) {
-        return null;
-      }
-      try {
-        return new StoredObject(meta, FileChannel.open(loc.file(), StandardOpenOption.READ));
-      } catch (NoSuchFileException e) {
-        throw new IOException("object '" + name + "' of " + bucket.bucket() + " has metadata but no file " + loc.file(),
-            e);
-      }
+      Copies.Copy c = store.copies().find(loc);
+      return c == null ? null : new StoredObject(c.meta(), store.openFile(c, bucket, name));
     } finally {
       read.unlock();
     }
   }
 
-  /** The recorded access time of an object (epoch ms), or 0. */
+  /** The recorded access time of an object (epoch ms) where its copy is, or 0. */
   public long atime(BucketProps bucket, String name) throws IOException {
-    ObjectLocation loc = store.locate(bucket, name);
-    return loc.mountpath().meta().atime(loc.key());
+    Copies.Copy c = store.copies().find(store.locate(bucket, name));
+    return c == null ? 0 : c.location().mountpath().meta().atime(c.location().key());
   }
 
   /**
@@ -113,19 +103,7 @@ public final class Relocation {
    * @return whether it was removed
    */
   public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
-    ObjectLocation loc = store.locate(bucket, name);
-    Lock write = store.locks().forDigest(loc.digest()).writeLock();
-    write.lock();
-    try {
-      ObjectMeta now = loc.mountpath().meta().get(loc.key());
-      if (now == null || !now.equals(sent)) {
-        return false;
-      }
-      store.remove(loc, now);
-      return true;
-    } finally {
-      write.unlock();
-    }
+    return removeCopies(bucket, name, sent::equals);
   }
 
   /**
@@ -135,16 +113,22 @@ public final class Relocation {
    * @return whether a copy was removed
    */
   public boolean removeOlderThan(BucketProps bucket, String name, long deletedAt) throws IOException {
+    return removeCopies(bucket, name, m -> m.mtime() <= deletedAt);
+  }
+
+  /** Removes the copies of the object, on any readable mountpath, whose record {@code which} accepts. */
+  private boolean removeCopies(BucketProps bucket, String name, Predicate<ObjectMeta> which) throws IOException {
     ObjectLocation loc = store.locate(bucket, name);
     Lock write = store.locks().forDigest(loc.digest()).writeLock();
     write.lock();
     try {
-      ObjectMeta now = loc.mountpath().meta().get(loc.key());
-      if (now == null || now.mtime() > deletedAt) {
-        return false;
+      boolean removed = false;
+      ObjectMeta now = store.copies().metaOn(loc.mountpath(), loc.key());
+      if (now != null && which.test(now)) {
+        store.removeOrFail(loc, now);
+        removed = true;
       }
-      store.remove(loc, now);
-      return true;
+      return store.copies().removeOthers(loc, which, store::remove) || removed;
     } finally {
       write.unlock();
     }
@@ -156,10 +140,17 @@ public final class Relocation {
     loc.mountpath().meta().column(TOMBSTONES).put(loc.key(), ByteBuffer.allocate(8).putLong(at).array());
   }
 
-  /** When the object was deleted while objects moved (epoch ms), or 0. */
+  /**
+   * When the object was deleted while objects moved (epoch ms), or 0: the latest tombstone on any readable mountpath
+   * (the HRW mountpath the delete wrote it on may have changed since).
+   */
   long tombstone(ObjectLocation loc) throws IOException {
-    byte[] v = loc.mountpath().meta().column(TOMBSTONES).get(loc.key());
-    return v == null || v.length != 8 ? 0 : ByteBuffer.wrap(v).getLong();
+    long latest = 0;
+    for (Mountpath mp : store.mountpaths()) {
+      byte[] v = mp.meta().column(TOMBSTONES).get(loc.key());
+      latest = v == null || v.length != 8 ? latest : Math.max(latest, ByteBuffer.wrap(v).getLong());
+    }
+    return latest;
   }
 
   /** Forgets every tombstone: once every object is on its owner, no moved copy can arrive any more. */
