@@ -158,29 +158,32 @@ final class ResilverWalk implements Runnable {
         continue;
       }
       Mountpath mp = e.mountpath();
-      long[] dropped = {0};
+      long dropped = 0;
       List<StoredName> batch = new ArrayList<>();
       String[] after = {null};
+      int[] scanned = {0};
       do {
         batch.clear();
+        scanned[0] = 0;
         Map<String, BucketProps> b = buckets();
         mp.meta().scan("", after[0], (key, meta) -> {
           after[0] = key;
-          StoredName n = StoredName.resolve(key, b);
+          scanned[0]++;
+          StoredName n = StoredName.resolve(key, b); // null: its bucket is gone, and its data with it
           if (n != null) {
             batch.add(n);
           }
-          return batch.size() < BATCH;
+          return scanned[0] < BATCH;
         });
         for (StoredName n : batch) {
           if (!move.keepNewest(n.bucket(), n.name(), mp)) {
-            dropped[0]++;
+            dropped++;
           }
         }
-      } while (!batch.isEmpty() && !stopped);
+      } while (scanned[0] > 0 && !stopped);
       if (!stopped) {
         log.info("node={} resilver={} mountpath={} checked: {} copies older than one elsewhere dropped; it joins",
-            self, id(), mp, dropped[0]);
+            self, id(), mp, dropped);
         transitions.joined(mp);
       }
     }

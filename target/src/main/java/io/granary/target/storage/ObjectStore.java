@@ -213,7 +213,8 @@ public final class ObjectStore implements AutoCloseable {
     try {
       return FileChannel.open(c.location().file(), StandardOpenOption.READ);
     } catch (IOException e) {
-      log.error("node={} mountpath={} bucket={} object={}: metadata present but file {} cannot be opened: {}",
+      // WARN per object: the mountpath's health check decides, and logs once at ERROR, whether the disk failed
+      log.warn("node={} mountpath={} bucket={} object={}: metadata present but file {} cannot be opened: {}",
           nodeId, c.location().mountpath(), bucket.bucket(), name, c.location().file(), e.toString());
       throw copies.unavailable(c.location().mountpath(), e);
     }
