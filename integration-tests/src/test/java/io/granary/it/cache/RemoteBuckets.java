@@ -14,11 +14,11 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Registers remote buckets and reads their objects through a test cluster's native API. */
-final class RemoteBuckets {
+public final class RemoteBuckets {
   private RemoteBuckets() {}
 
   /** A client of the S3Proxy server itself, to seed and inspect the remote side. */
-  static S3Client backendClient(S3ProxyServer s3proxy) {
+  public static S3Client backendClient(S3ProxyServer s3proxy) {
     return S3Client.builder().endpointOverride(s3proxy.endpoint())
         .region(Region.US_EAST_1).forcePathStyle(true)
         .credentialsProvider(StaticCredentialsProvider.create(
@@ -28,24 +28,25 @@ final class RemoteBuckets {
   }
 
   /** {@code POST /v1/buckets/NAME?provider=P} with the given JSON properties. */
-  static Http.Reply register(TestCluster cluster, String provider, String name, String json) throws Exception {
+  public static Http.Reply register(TestCluster cluster, String provider, String name, String json)
+      throws Exception {
     return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + name
         + "?provider=" + provider)).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(json)));
   }
 
   /** An S3 bucket behind {@code endpoint} with an AWS credentials file. */
-  static String s3Props(URI endpoint, Path credentials, String ttl, boolean sync) {
+  public static String s3Props(URI endpoint, Path credentials, String ttl, boolean sync) {
     return "{\"backend\":{\"endpoint\":\"" + endpoint + "\",\"pathStyle\":true,\"credentialsFile\":\""
         + credentials.toAbsolutePath() + "\"},\"freshness\":{\"ttl\":\"" + ttl + "\",\"sync\":" + sync + "}}";
   }
 
-  static String objectUrl(TestCluster cluster, String provider, String bucket, String name, String query) {
+  public static String objectUrl(TestCluster cluster, String provider, String bucket, String name, String query) {
     return cluster.endpoint() + "/v1/objects/" + bucket + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8)
         .replace("+", "%20").replace("%2F", "/") + "?provider=" + provider + (query == null ? "" : "&" + query);
   }
 
-  static Http.Reply get(TestCluster cluster, String provider, String bucket, String name, String query)
+  public static Http.Reply get(TestCluster cluster, String provider, String bucket, String name, String query)
       throws Exception {
     return Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(objectUrl(cluster, provider, bucket, name,
         query))).GET());
