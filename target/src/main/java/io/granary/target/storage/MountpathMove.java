@@ -63,16 +63,17 @@ public final class MountpathMove {
       if (meta == null) {
         return new Result(Outcome.GONE, 0);
       }
-      in = FileChannel.open(src.file(), StandardOpenOption.READ); // this version's bytes, whatever happens next
+      ObjectMeta there = dest.mountpath().meta().get(dest.key());
+      in = there != null && there.mtime() >= meta.mtime() ? null // the destination has it: only the source goes
+          : FileChannel.open(src.file(), StandardOpenOption.READ); // this version's bytes, whatever happens next
       atime = from.meta().atime(src.key());
     } finally {
       read.unlock();
     }
+    if (in == null) {
+      return new Result(removeIfUnchanged(src, meta) ? Outcome.KEPT : Outcome.GONE, 0);
+    }
     try (in) {
-      ObjectMeta there = dest.mountpath().meta().get(dest.key());
-      if (there != null && there.mtime() >= meta.mtime()) {
-        return new Result(removeIfUnchanged(src, meta) ? Outcome.KEPT : Outcome.GONE, 0);
-      }
       if (!copyAndCommit(in, dest, meta)) {
         return new Result(Outcome.GONE, 0);
       }

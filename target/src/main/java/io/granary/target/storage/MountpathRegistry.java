@@ -23,9 +23,11 @@ final class MountpathRegistry {
   private static final Logger log = LoggerFactory.getLogger(MountpathRegistry.class);
 
   /** Prepares a mountpath before reads can see it (crash recovery, usage counting). */
-  @FunctionalInterface
   interface Preparer {
     void prepare(Mountpath mp) throws IOException;
+
+    /** Once every readable mountpath of {@code set} is prepared: what recovery does across mountpaths. */
+    void prepared(MountpathSet set) throws IOException;
   }
 
   private final String nodeId;
@@ -53,6 +55,7 @@ final class MountpathRegistry {
         }
       }
     }
+    preparer.prepared(first);
     current = first;
   }
 
@@ -65,11 +68,16 @@ final class MountpathRegistry {
   synchronized MountpathSet update(UnaryOperator<MountpathSet> change) throws IOException {
     MountpathSet old = current;
     MountpathSet next = change.apply(old);
+    boolean prepared = false;
     for (Mountpath mp : next.readable()) {
       if (!open.contains(mp)) {
         preparer.prepare(mp);
         open.add(mp);
+        prepared = true;
       }
+    }
+    if (prepared) {
+      preparer.prepared(next);
     }
     current = next;
     log.info("node={} mountpaths {}", nodeId, next);

@@ -16,7 +16,9 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BiConsumer;
@@ -54,6 +56,7 @@ public final class ObjectStore implements AutoCloseable {
   private final MountpathRegistry registry;
   private final Copies copies; // an object's copies across the readable mountpaths
   private final CommitProtocol commits; // steps 2 and 3 of every commit
+  private final Map<Mountpath, List<CommitIntent>> recovered = new IdentityHashMap<>(); // registry's lock
   private final NameLocks locks = new NameLocks();
   private final long reserveBytes;
   private final AtomicLong workSeq = new AtomicLong();
@@ -70,7 +73,17 @@ public final class ObjectStore implements AutoCloseable {
   private ObjectStore(String nodeId, long reserveBytes) {
     this.nodeId = nodeId;
     this.reserveBytes = reserveBytes;
-    this.registry = new MountpathRegistry(nodeId, this::prepare);
+    this.registry = new MountpathRegistry(nodeId, new MountpathRegistry.Preparer() {
+      @Override
+      public void prepare(Mountpath mp) throws IOException {
+        ObjectStore.this.prepare(mp);
+      }
+
+      @Override
+      public void prepared(MountpathSet set) throws IOException {
+        removeOlderCopiesOfRecovered(set);
+      }
+    });
     this.copies = new Copies(nodeId, registry);
     this.commits = new CommitProtocol(registry, copies, locks, this::remove);
   }
@@ -94,12 +107,23 @@ public final class ObjectStore implements AutoCloseable {
 
   /** Recovers a mountpath and counts what it holds, before reads can see it. */
   private void prepare(Mountpath mp) throws IOException {
-    Recovery.recover(nodeId, mp);
+    List<CommitIntent> finished = Recovery.recover(nodeId, mp);
+    if (!finished.isEmpty()) {
+      recovered.put(mp, finished);
+    }
     long started = System.nanoTime();
     MetaStore.Totals t = mp.meta().totals("");
     mp.usage().setObjects(t.objects(), t.bytes()); // from here on, every change adjusts the counters
     log.debug("node={} mountpath={} holds {} objects, {} bytes (counted in {} ms)", nodeId, mp, t.objects(),
         t.bytes(), (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /** Older copies elsewhere of the objects whose commits recovery finished, once every mountpath is prepared. */
+  private void removeOlderCopiesOfRecovered(MountpathSet set) throws IOException {
+    for (Map.Entry<Mountpath, List<CommitIntent>> e : recovered.entrySet()) {
+      Recovery.removeOlderCopies(nodeId, e.getKey(), e.getValue(), set.readable());
+    }
+    recovered.clear();
   }
 
   /** Installs the capacity policy {@link #beginPut} applies after the reserve check. */

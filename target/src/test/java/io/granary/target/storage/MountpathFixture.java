@@ -21,15 +21,25 @@ final class MountpathFixture implements AutoCloseable {
   static final BucketProps BUCKET = new BucketProps(Bucket.local("bkt"), "b1d", ChecksumType.XXHASH64, Instant.EPOCH);
 
   final Path dir;
-  final ObjectStore store;
+  ObjectStore store;
 
   MountpathFixture(Path dir, String... mountpaths) throws IOException {
     this.dir = dir;
+    open(mountpaths);
+  }
+
+  private void open(String... mountpaths) throws IOException {
     List<Mountpath> mps = new java.util.ArrayList<>();
     for (String m : mountpaths) {
       mps.add(Mountpath.open(dir.resolve(m)));
     }
     this.store = ObjectStore.open("t1", mps, 0);
+  }
+
+  /** Closes the store, as a crash leaves the disks, and opens it again over {@code mountpaths}, all available. */
+  void reopen(String... mountpaths) throws IOException {
+    store.close();
+    open(mountpaths);
   }
 
   Mountpath mountpath(String name) {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.listing.ObjectEntry;
+import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
@@ -228,6 +229,48 @@ class ObjectStoreMountpathsTest {
 
     assertThat(relocation.commitReceived(op, meta, 0)).isEqualTo(Relocation.Outcome.KEPT);
     assertThat(f.store.stat(BUCKET, "x")).isEqualTo(newer);
+  }
+
+  @Test
+  void recovery_commitInterruptedBeforeItRemovedTheSource_removesTheOlderCopies() throws IOException {
+    ObjectMeta meta = f.put("x", data("abc"));
+    ObjectMeta y = f.put("y", data("abc"));
+    ObjectLocation loc = f.store.locate(BUCKET, "x");
+    ObjectLocation yLoc = f.store.locate(BUCKET, "y");
+    Mountpath other = f.store.mountpaths().stream().filter(mp -> mp != loc.mountpath()).findFirst().orElseThrow();
+    // As a kill leaves a move: committed on the HRW mountpath, its intent still there, the source not yet removed
+    // (x: record and file; y, on the same mountpath: its record removed but not its file).
+    f.plant(other, "x", data("abc"), meta);
+    loc.mountpath().meta().putIntent(new CommitIntent(loc.key(), "work/gone", loc.relativeFile(), meta));
+    Mountpath yOther = f.store.mountpaths().stream().filter(mp -> mp != yLoc.mountpath()).findFirst().orElseThrow();
+    java.nio.file.Files.createDirectories(yLoc.on(yOther).file().getParent());
+    java.nio.file.Files.write(yLoc.on(yOther).file(), data("abc"));
+    yLoc.mountpath().meta().putIntent(new CommitIntent(yLoc.key(), "work/gone2", yLoc.relativeFile(), y));
+
+    f.reopen("mp1", "mp2");
+
+    for (Mountpath mp : f.store.mountpaths()) {
+      assertThat(f.holds(mp, "x")).as("x on %s", mp).isEqualTo(mp.root().equals(loc.mountpath().root()));
+      assertThat(f.holds(mp, "y")).as("y on %s", mp).isEqualTo(mp.root().equals(yLoc.mountpath().root()));
+      assertThat(mp.meta().intents()).isEmpty();
+    }
+    assertThat(f.read("x")).isEqualTo(data("abc"));
+    assertThat(f.store.list(BUCKET, "", null, "", 10).entries()).hasSize(2);
+  }
+
+  @Test
+  void recovery_newerCopyElsewhere_staysAfterAnInterruptedCommit() throws IOException {
+    ObjectMeta meta = f.put("x", data("abc"));
+    ObjectLocation loc = f.store.locate(BUCKET, "x");
+    Mountpath other = f.store.mountpaths().stream().filter(mp -> mp != loc.mountpath()).findFirst().orElseThrow();
+    f.plant(other, "x", data("abc"), at(meta, meta.mtime() + 1000, "newer"));
+    loc.mountpath().meta().putIntent(new CommitIntent(loc.key(), "work/gone", loc.relativeFile(), meta));
+
+    f.reopen("mp1", "mp2");
+
+    Mountpath reopened = f.store.mountpaths().stream().filter(mp -> mp.root().equals(other.root())).findFirst()
+        .orElseThrow();
+    assertThat(f.holds(reopened, "x")).isTrue();
   }
 
   @Test
