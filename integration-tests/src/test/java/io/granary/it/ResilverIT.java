@@ -52,7 +52,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * remote (S3Proxy) bucket, read in a loop and checked byte for byte while, through the proxy's API: a third
  * mountpath is attached (a third of the objects move to it), the first one is detached (all of its objects move off,
  * its directory ends up empty), the second one's directory is renamed away under the running target (it is disabled,
- * the target serves the rest), and bad requests are refused without changing anything.
+ * the target serves the rest), bad requests are refused without changing anything, and the target is killed with
+ * kill -9 in the middle of a resilver (the restart finishes it: every object once, on its HRW mountpath).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ResilverIT {
@@ -69,6 +70,7 @@ class ResilverIT {
   private static Path mp1;
   private static Path mp2;
   private static Path mp3;
+  private static final List<String> SURVIVORS = new ArrayList<>(); // local object URLs after mp2 failed
 
   @BeforeAll
   static void start() throws Exception {
@@ -168,14 +170,15 @@ class ResilverIT {
     return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(url)).DELETE());
   }
 
-  /** Waits until resilver {@code after + 1} or a later one is done. */
+  /** Waits until resilver {@code after + 1} or a later one is done (the target may be restarting meanwhile). */
   private static JsonNode awaitResilverAfter(long after) {
     JsonNode[] last = {null};
-    Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      last[0] = mountpaths();
-      JsonNode r = last[0].path("resilver");
-      return r.path("id").asLong() > after && r.path("state").asText().equals("done");
-    });
+    Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+        .until(() -> {
+          last[0] = mountpaths();
+          JsonNode r = last[0].path("resilver");
+          return r.path("id").asLong() > after && r.path("state").asText().equals("done");
+        });
     return last[0];
   }
 
@@ -351,6 +354,7 @@ class ResilverIT {
       (hrw(e.getValue(), List.of(mp2, mp3)).equals(mp3) ? onMp3 : onMp2).add(e.getKey());
     }
     assertThat(Files.exists(file(mp3, bucketId, NAMES.get(onMp3.get(0))))).isTrue();
+    SURVIVORS.addAll(onMp3);
     try (Reader served = new Reader(onMp3, 3, true); Reader doomed = new Reader(onMp2, 2, false)) {
       served.awaitMoreReads(200);
 
@@ -373,6 +377,9 @@ class ResilverIT {
         .PUT(HttpRequest.BodyPublishers.ofByteArray(fresh)));
     assertThat(put.status()).as(put.bodyText()).isEqualTo(200);
     assertThat(Http.get(url("after-failure")).body()).isEqualTo(fresh);
+    SHA.put(url("after-failure"), Http.sha256(fresh));
+    NAMES.put(url("after-failure"), "after-failure");
+    SURVIVORS.add(url("after-failure"));
     assertThat(Files.exists(file(mp3, bucketId, "after-failure"))).isTrue();
     assertThat(mp2).as("the vanished directory is never created again").doesNotExist();
     // Cached remote objects are all served: those that were on the failed disk are fetched again.
@@ -419,5 +426,49 @@ class ResilverIT {
 
     assertThat(states()).isEqualTo(before);
     assertThat(mountpaths().path("resilver").path("id").asLong()).as("no resilver started").isEqualTo(resilver);
+  }
+
+  @Test
+  @Order(5)
+  void killedMidResilver_theRestartFinishesIt_nothingLostOrDuplicated() throws Exception {
+    Path mp4 = mp1.resolveSibling("mp4");
+    long before = mountpaths().path("resilver").path("id").asLong();
+    Http.Reply r = attach("{\"path\":\"" + mp4 + "\"}");
+    assertThat(r.status()).as(r.bodyText()).isEqualTo(201);
+    JsonNode[] atKill = {null};
+    Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() -> {
+      atKill[0] = mountpaths().path("resilver");
+      return atKill[0].path("objects_moved").asLong() >= 20;
+    });
+    cluster.local().kill(TARGET); // kill -9 in the middle of the walk
+    assertThat(atKill[0].path("id").asLong()).isGreaterThan(before);
+    assertThat(atKill[0].path("state").asText()).as("killed while moving: %s", atKill[0]).isEqualTo("running");
+
+    cluster.local().restart(TARGET); // the same flags: mp1 (detached) and mp2 (failed) stay out, mp3 and mp4 stay
+    JsonNode report = awaitResilverAfter(before);
+    assertThat(report.path("resilver").path("id").asLong()).as("the same resilver, resumed")
+        .isEqualTo(atKill[0].path("id").asLong());
+    assertThat(report.path("resilver").path("cause").asText()).contains("resuming");
+    assertThat(mountpath(report, mp1)).as("detached at run time, though still given").isNull();
+    assertThat(mountpath(report, mp2).path("state").asText()).isEqualTo("disabled");
+    assertThat(mountpath(report, mp4).path("state").asText()).isEqualTo("available");
+    assertThat(mp2).as("never created again").doesNotExist();
+
+    String bucketId = bucketId();
+    for (String u : SURVIVORS) {
+      Http.Reply g = Http.sendHashing(Http.FOLLOW, HttpRequest.newBuilder(URI.create(u)).GET());
+      assertThat(g.status()).as(u).isEqualTo(200);
+      assertThat(g.sha256()).as(u).isEqualTo(SHA.get(u));
+      String name = NAMES.get(u);
+      Path home = hrw(name, List.of(mp3, mp4));
+      for (Path mp : List.of(mp1, mp3, mp4)) {
+        assertThat(Files.exists(file(mp, bucketId, name))).as("%s on %s", name, mp).isEqualTo(mp.equals(home));
+      }
+    }
+    JsonNode page = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET
+        + "?limit=10000").body());
+    List<String> listed = new ArrayList<>();
+    page.path("entries").forEach(e -> listed.add(e.path("name").asText()));
+    assertThat(listed).doesNotHaveDuplicates().hasSize(SURVIVORS.size());
   }
 }

@@ -44,6 +44,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
   private final Capacities capacities;
   private final Set<Path> flags;          // the --mountpath flags of this run
   private final Set<Path> attached;       // attached at run time (kept across restarts without a flag); guarded
+  private final Set<Path> detached;       // flagged ones detached at run time (left out at restarts); guarded
   private final MountpathStartup.Opened opened; // what start found
   private long version;                   // of the persisted record; guarded by this
   private long resilverId;                // the latest resilver; guarded by this
@@ -63,6 +64,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     this.capacities = capacities;
     this.flags = new LinkedHashSet<>(flags.stream().map(p -> p.toAbsolutePath().normalize()).toList());
     this.attached = new LinkedHashSet<>(opened.attached());
+    this.detached = new LinkedHashSet<>(opened.detached());
     this.opened = opened;
     VolumeRecord previous = opened.previous();
     this.version = previous == null ? 0 : previous.version();
@@ -131,6 +133,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     if (!flags.contains(p)) {
       attached.add(p);
     }
+    detached.remove(p);
     log.info("node={} mountpath={} attached ({})", self, p, store.mountpathSet().entry(p).orElseThrow().state()
         .wireName());
     changed("attach " + p);
@@ -173,7 +176,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
       }
       case DISABLED -> {
         store.updateMountpaths(s -> s.without(e.path()));
-        attached.remove(e.path());
+        forget(e.path());
         log.info("node={} mountpath={} (disabled) forgotten", self, e.path());
         persist();
         return report();
@@ -275,7 +278,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     MountpathSet.Entry e = store.mountpathSet().entry(mp).orElse(null);
     if (e != null && e.state() == MountpathState.DETACHING) {
       store.updateMountpaths(s -> s.without(e.path()));
-      attached.remove(e.path());
+      forget(e.path());
       persist();
       releaseLater(mp);
       log.info("node={} mountpath={} detached and released: its disk may be removed", self, e.path());
@@ -292,6 +295,14 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
         log.warn("node={} recording the end of resilver {} failed; it runs again at the next start: {}", self, id,
             e.toString());
       }
+    }
+  }
+
+  /** A mountpath left for good: if a flag still names it, the record keeps it out of the next start. */
+  private void forget(Path p) {
+    attached.remove(p);
+    if (flags.contains(p)) {
+      detached.add(p);
     }
   }
 
@@ -316,6 +327,9 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     for (MountpathSet.Entry e : set.entries()) {
       entries.add(new VolumeRecord.Entry(e.path().toString(), e.state().wireName(), attached.contains(e.path()),
           e.reason()));
+    }
+    for (Path p : detached) {
+      entries.add(new VolumeRecord.Entry(p.toString(), VolumeRecord.DETACHED, false, null));
     }
     VolumeRecord r = new VolumeRecord(version, resilverId, resilverDone, entries);
     List<Path> failed = VolumeFiles.write(r, set.readable().stream().map(Mountpath::systemDir).toList());

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
  *       against the others before it takes objects), else as available;</li>
  *   <li>a mountpath attached at run time stays though no flag names it (detach it to remove it);</li>
  *   <li>a mountpath given last run and not now is dropped: its objects are no longer served;</li>
+ *   <li>a mountpath an operator detached at run time stays out though its flag is still given (a pod restarts
+ *       with the same flags; its disk may be gone);</li>
  *   <li>a mountpath the record lists whose directory is missing or cannot be opened is disabled, not re-created
  *       empty (a disk that did not come back), and the target starts with the others.</li>
  * </ul>
@@ -41,57 +43,75 @@ public final class MountpathStartup {
    * @param set the mountpaths, opened as planned
    * @param previous the record of the last run, or null
    * @param attached the paths attached at run time (in an earlier run)
+   * @param detached the paths detached at run time whose {@code --mountpath} is still given: left out
    * @param changed whether the set differs from the record (a resilver for a new change must run)
    * @param failed mountpaths that could not be opened, now disabled
    */
-  public record Opened(MountpathSet set, VolumeRecord previous, Set<Path> attached, boolean changed, int failed) {
+  public record Opened(MountpathSet set, VolumeRecord previous, Set<Path> attached, Set<Path> detached,
+      boolean changed, int failed) {
   }
 
   /** One mountpath as planned from the flags and the record, before it is opened. */
   record Planned(Path path, MountpathState state, boolean attached, boolean isNew, String reason) {
   }
 
-  /** The plan for {@code flags} given the last run's {@code record} (null: none). */
-  static List<Planned> plan(List<Path> flags, VolumeRecord record, String node) {
+  /**
+   * The plan for {@code flags} given the last run's {@code record} (null: none).
+   *
+   * @param open the mountpaths to open (or to keep disabled)
+   * @param detached flagged paths an operator detached at run time: left out until attached again
+   * @param removed whether a mountpath the record lists is neither given nor kept (its objects are not served)
+   */
+  record Plan(List<Planned> open, Set<Path> detached, boolean removed) {
+  }
+
+  static Plan plan(List<Path> flags, VolumeRecord record, String node) {
     List<Planned> out = new ArrayList<>();
+    Set<Path> detached = new LinkedHashSet<>();
     Set<String> given = new HashSet<>();
+    boolean removed = false;
     for (Path f : flags) {
       Path p = f.toAbsolutePath().normalize();
       given.add(p.toString());
       VolumeRecord.Entry e = record == null ? null : record.entry(p.toString()).orElse(null);
       if (e == null) {
         out.add(new Planned(p, MountpathState.AVAILABLE, false, record != null, null));
+      } else if (e.state().equals(VolumeRecord.DETACHED)) {
+        detached.add(p);
+        log.warn("node={} mountpath={} was detached at run time and is still given with --mountpath: it stays out; "
+            + "attach it again to use it, or drop the flag", node, p);
       } else {
         out.add(new Planned(p, MountpathState.parse(e.state()), false, false, e.reason()));
       }
     }
     if (record != null) {
       for (VolumeRecord.Entry e : record.mountpaths()) {
-        if (given.contains(e.path())) {
-          continue;
+        if (given.contains(e.path()) || e.state().equals(VolumeRecord.DETACHED)) {
+          continue; // a detached one no flag names any more is simply forgotten
         }
         if (e.attached()) {
           out.add(new Planned(Path.of(e.path()), MountpathState.parse(e.state()), true, false, e.reason()));
         } else {
+          removed = true;
           log.warn("node={} mountpath={} was given last run and is not now: the objects on it are no longer served",
               node, e.path());
         }
       }
     }
-    return out;
+    return new Plan(out, detached, removed);
   }
 
   /** Reads the record from the flagged mountpaths, plans, and opens. */
   public static Opened open(List<Path> flags, String node) throws IOException {
-    List<Path> systemDirs = flags.stream().map(p -> p.toAbsolutePath().normalize().resolve(".granary")).toList();
-    VolumeRecord record = VolumeFiles.readNewest(systemDirs).orElse(null);
-    List<Planned> plan = plan(flags, record, node);
+    VolumeRecord record = VolumeFiles.readNewestFrom(flags.stream().map(p -> p.toAbsolutePath().normalize())
+        .toList()).orElse(null);
+    Plan plan = plan(flags, record, node);
     List<MountpathSet.Entry> entries = new ArrayList<>();
     Set<Path> attached = new LinkedHashSet<>();
-    boolean changed = record != null && record.mountpaths().size() != plan.size();
+    boolean changed = plan.removed();
     int failed = 0;
     try {
-      for (Planned p : plan) {
+      for (Planned p : plan.open()) {
         changed |= p.isNew();
         if (p.attached()) {
           attached.add(p.path());
@@ -123,9 +143,9 @@ public final class MountpathStartup {
       entries = promoteIfNoneAvailable(entries);
       MountpathSet set = MountpathSet.of(entries);
       if (set.available().isEmpty()) {
-        throw new IOException("no usable mountpath among " + plan.stream().map(Planned::path).toList());
+        throw new IOException("no usable mountpath among " + plan.open().stream().map(Planned::path).toList());
       }
-      return new Opened(set, record, attached, changed, failed);
+      return new Opened(set, record, attached, plan.detached(), changed, failed);
     } catch (IOException | RuntimeException e) {
       for (MountpathSet.Entry en : entries) {
         if (en.mountpath() != null) {

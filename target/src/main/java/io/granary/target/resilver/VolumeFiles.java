@@ -37,6 +37,27 @@ final class VolumeFiles {
   }
 
   /**
+   * The newest record of a target whose {@code --mountpath} directories are {@code roots}: read from them, then from
+   * every mountpath the records read so far name, until no new one is named. The newest copy may be only on
+   * mountpaths attached at run time (no flag names them) while a flagged one holds an older copy naming them.
+   */
+  static Optional<VolumeRecord> readNewestFrom(List<Path> roots) {
+    java.util.Set<Path> known = new java.util.LinkedHashSet<>(roots);
+    while (true) {
+      Optional<VolumeRecord> newest = readNewest(known.stream().map(p -> p.resolve(".granary")).toList());
+      boolean grew = false;
+      for (VolumeRecord r : newest.stream().toList()) {
+        for (VolumeRecord.Entry e : r.mountpaths()) {
+          grew |= known.add(Path.of(e.path()));
+        }
+      }
+      if (!grew) {
+        return newest;
+      }
+    }
+  }
+
+  /**
    * Writes {@code r} to every directory; one that fails is skipped as long as another was written.
    *
    * @return the directories that failed

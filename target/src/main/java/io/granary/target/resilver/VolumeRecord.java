@@ -14,10 +14,16 @@ import java.util.Optional;
  * @param version grows with every change; the newest copy wins
  * @param resilver the latest resilver's id
  * @param resilverDone whether it finished
- * @param mountpaths every mountpath, disabled ones too
+ * @param mountpaths every mountpath, disabled ones too, and flagged ones detached at run time
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 record VolumeRecord(long version, long resilver, boolean resilverDone, List<Entry> mountpaths) {
+  /**
+   * The state of an entry for a mountpath an operator detached at run time while its {@code --mountpath} flag is
+   * given: it is not opened at the next start, until attached again (not a {@code MountpathState}: it is gone).
+   */
+  static final String DETACHED = "detached";
+
   VolumeRecord {
     mountpaths = List.copyOf(mountpaths);
   }

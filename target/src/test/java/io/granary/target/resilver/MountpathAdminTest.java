@@ -171,6 +171,59 @@ class MountpathAdminTest {
   }
 
   @Test
+  void detach_thenRestartWithTheSameFlags_staysOut_untilAttachedAgain() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    List<String> names = f.putMany(40);
+    f.admin.detach(f.path("mp2").toString());
+    await().atMost(Duration.ofSeconds(30)).until(() -> entry("mp2") == null && f.resilverEnded());
+    f.close();
+    FileOps.deleteTree(f.path("mp2")); // its disk was taken out
+
+    f.restart("mp1", "mp2"); // a pod restarts with the flags it always had
+
+    assertThat(entry("mp2")).isNull();
+    assertThat(f.path("mp2")).as("not created again").doesNotExist();
+    assertThat(f.report().resilver().state()).as("nothing changed").isEqualTo(MountpathsReport.Resilver.IDLE);
+    for (String n : names) {
+      assertThat(f.read(n)).as(n).isEqualTo(ResilverFixture.content(n));
+    }
+    f.admin.attach(f.path("mp2").toString()); // a new disk in its place
+    awaitResilverEnded();
+    f.restart("mp1", "mp2");
+    assertThat(entry("mp2").state()).isEqualTo("available");
+  }
+
+  @Test
+  void restart_newestRecordOnlyOnMountpathsAttachedAtRunTime_isFoundThroughTheOlderOnes() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    List<String> names = f.putMany(60);
+    f.admin.attach(f.path("mp3").toString());
+    f.admin.attach(f.path("mp4").toString());
+    f.admin.detach(f.path("mp1").toString());
+    await().atMost(Duration.ofSeconds(30)).until(() -> entry("mp1") == null && f.resilverEnded());
+    f.admin.disable(f.path("mp2").toString());
+    awaitResilverEnded();
+    List<String> kept = names.stream().filter(n -> {
+      try {
+        return f.store.stat(ResilverFixture.BUCKET, n) != null;
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }).toList();
+
+    f.restart("mp1", "mp2"); // the flags name only mountpaths whose copies of the record are old
+
+    assertThat(entry("mp1")).isNull();
+    assertThat(entry("mp2").state()).isEqualTo("disabled");
+    assertThat(entry("mp3").state()).isEqualTo("available");
+    assertThat(entry("mp4").state()).isEqualTo("available");
+    assertThat(f.report().resilver().state()).as("nothing changed").isEqualTo(MountpathsReport.Resilver.IDLE);
+    for (String n : kept) {
+      assertThat(f.read(n)).as(n).isEqualTo(ResilverFixture.content(n));
+    }
+  }
+
+  @Test
   void start_recordedMountpathMissing_isDisabled_andTheTargetStartsWithTheOthers() throws IOException {
     f = new ResilverFixture(tmp, "mp1", "mp2");
     List<String> names = f.putMany(40);
