@@ -100,6 +100,9 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     if (parent == null || !Files.isDirectory(parent)) {
       throw BadRequestException.invalidArgument("the parent directory of " + p + " does not exist");
     }
+    if (Files.exists(p) && !Files.isDirectory(p)) {
+      throw BadRequestException.invalidArgument(p + " is not a directory");
+    }
     MountpathSet set = store.mountpathSet();
     MountpathSet.Entry known = set.entry(p).orElse(null);
     if (known != null && known.state() != MountpathState.DISABLED) {

@@ -61,6 +61,8 @@ class MountpathAdminTest {
     assertRefused(BadRequestException.class, () -> f.admin.attach("relative/dir"));
     assertRefused(BadRequestException.class, () -> f.admin.attach(""));
     assertRefused(BadRequestException.class, () -> f.admin.attach(tmp.resolve("no/such/parent/mp").toString()));
+    Files.writeString(tmp.resolve("a-file"), "x");
+    assertRefused(BadRequestException.class, () -> f.admin.attach(tmp.resolve("a-file").toString()));
     assertThat(tmp.resolve("no")).doesNotExist();
   }
 
