@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 @Command(name = "granary", mixinStandardHelpOptions = true, version = "granary 0.1.0",
     description = "Caching object storage for ML training data.",
     subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class,
-        RebalanceCommand.class, BucketCommand.class, PrefetchCommand.class, JobCommand.class, LoadCommand.class})
+        RebalanceCommand.class, BucketCommand.class, PrefetchCommand.class, JobCommand.class, LoadCommand.class,
+        MountpathCommand.class})
 public final class GranaryCommand implements Runnable {
 
   @CommandLine.Spec

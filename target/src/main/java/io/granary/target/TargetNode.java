@@ -34,6 +34,13 @@ import io.granary.common.http.client.UpstreamPool;
 import java.time.Clock;
 import io.granary.common.s3.S3Errors;
 import io.granary.target.membership.NodeIdFile;
+import io.granary.common.api.ApiPaths;
+import io.granary.target.multipart.UploadRelocation;
+import io.granary.target.resilver.HealthChecker;
+import io.granary.target.resilver.MountpathAdmin;
+import io.granary.target.resilver.MountpathRoutes;
+import io.granary.target.resilver.MountpathStartup;
+import io.granary.target.resilver.Resilver;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.space.SpaceManager;
@@ -69,10 +76,15 @@ public final class TargetNode implements AutoCloseable {
   private final SpaceManager space; // capacity, access times, LRU eviction (io.granary.target.space)
   private final TargetJobs jobs; // prefetch jobs (io.granary.target.jobs)
   private final Rebalancer rebalancer; // moves objects to their owners (io.granary.target.rebalance)
+  private final Resilver resilver; // moves objects to their HRW mountpath (io.granary.target.resilver)
+  private final HealthChecker health; // disables failed mountpaths
 
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
-      ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer) {
+      ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
+      Resilver resilver, HealthChecker health) {
+    this.resilver = resilver;
+    this.health = health;
     this.jobs = jobs;
     this.rebalancer = rebalancer;
     this.space = space;
@@ -95,21 +107,22 @@ public final class TargetNode implements AutoCloseable {
    * @param onFatal called when the target must stop (it belongs to another cluster)
    */
   public static TargetNode start(TargetConfig cfg, Consumer<String> onFatal) throws Exception {
-    List<Mountpath> mps = new ArrayList<>();
+    // Mountpaths as the flags and the last run's record say (io.granary.target.resilver): failed ones disabled
+    MountpathStartup.Opened opened = MountpathStartup.open(cfg.mountpaths(), cfg.id());
+    List<Mountpath> mps = opened.set().readable();
+    String id;
+    ObjectStore store;
     try {
-      for (Path p : cfg.mountpaths()) {
-        mps.add(Mountpath.open(p));
-      }
-    } catch (IOException e) {
+      id = NodeIdFile.resolve(mps, cfg.id());
+      store = ObjectStore.open(id, opened.set(), cfg.reserveBytes());
+    } catch (IOException | RuntimeException e) {
       for (Mountpath mp : mps) {
         mp.close();
       }
       throw e;
     }
-    String id = NodeIdFile.resolve(mps, cfg.id());
-    ObjectStore store = ObjectStore.open(id, mps, cfg.reserveBytes());
     ClusterMetadataHolder holder = new ClusterMetadataHolder(id,
-        new MetadataFiles(mps.stream().map(Mountpath::systemDir).toList()));
+        new MetadataFiles(() -> store.mountpaths().stream().map(Mountpath::systemDir).toList()));
     BoundedExecutor disk = new BoundedExecutor("disk-" + id, cfg.diskThreads(), 4096);
     MultipartStore multipart = new MultipartStore(id, store, Clock.systemUTC());
     holder.onChange((old, now) -> destroyRemovedBuckets(id, old, now, store, multipart, disk));
@@ -171,18 +184,30 @@ public final class TargetNode implements AutoCloseable {
     // ---- end prefetch jobs
     S3TargetRoutes s3 = new S3TargetRoutes(new S3ObjectApi(holder, S3Errors.RENDERER), store, multipart, disk,
         new CopySource(holder, upstream, signer), handlers);
+    // ---- resilver (io.granary.target.resilver): mountpaths change at run time; objects move to their HRW one
+    HealthChecker health = new HealthChecker(id, store);
+    Resilver resilver = new Resilver(id, store, holder, new UploadRelocation(multipart), Resilver.DEFAULT_THREADS);
+    MountpathAdmin mountpaths = new MountpathAdmin(id, store, holder, resilver, health, mp -> {
+      var c = space.capacity(mp);
+      return new long[] {c.usedBytes(), c.capacityBytes()};
+    }, cfg.mountpaths(), opened);
+    // ---- end resilver
     TargetRouter router = new TargetRouter(holder, store, disk, s3, multipart, signer, handlers,
         new TargetJobRoutes(jobs))
         .mount(ObjectTransport.PREFIX, transport::route)
-        .mount(ObjectTransport.PROGRESS, transport::route);
+        .mount(ObjectTransport.PROGRESS, transport::route)
+        .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk));
     HttpServer server;
     try {
       // Prometheus metrics (io.granary.target.metrics): GET /metrics, answered before the router's signature check
-      NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, mps, jobs, rebalancer);
+      NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, liveView(store), jobs,
+          rebalancer);
       server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, net, workers,
           (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      resilver.close();
+      health.close();
       disk.close();
       space.close();
       store.close();
@@ -199,12 +224,36 @@ public final class TargetNode implements AutoCloseable {
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
     joiner.start();
     rebalancer.start();
+    mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
     scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
         1, 60, TimeUnit.MINUTES);
     log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), net);
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer);
+        jobs, rebalancer, resilver, health);
+  }
+
+  /**
+   * The store's readable mountpaths as of each iteration, for metrics that iterate at scrape time: mountpaths come
+   * and go at run time.
+   */
+  private static List<Mountpath> liveView(ObjectStore store) {
+    return new java.util.AbstractList<>() {
+      @Override
+      public Mountpath get(int i) {
+        return store.mountpaths().get(i);
+      }
+
+      @Override
+      public int size() {
+        return store.mountpaths().size();
+      }
+
+      @Override
+      public java.util.Iterator<Mountpath> iterator() {
+        return store.mountpaths().iterator();
+      }
+    };
   }
 
   /** Bucket incarnations that left the bucket metadata lose their local data. */
@@ -257,6 +306,8 @@ public final class TargetNode implements AutoCloseable {
   public void close() throws IOException {
     joiner.close();
     rebalancer.close(); // stops sending before connections and storage close
+    resilver.close(); // stops moving before storage closes; the next start resumes
+    health.close();
     scheduler.shutdownNow();
     server.close();
     upstream.close();

@@ -12,6 +12,11 @@ public final class ApiPaths {
   public static final String OBJECTS = "/v1/objects/";
   public static final String JOBS = "/v1/jobs";
   public static final String JOBS_SLASH = "/v1/jobs/";
+  /** A target's mountpaths (GET, POST), and one of them by its URL-encoded path (DELETE). */
+  public static final String MOUNTPATHS = "/v1/mountpaths";
+  public static final String MOUNTPATHS_SLASH = "/v1/mountpaths/";
+  /** A node's mountpaths through a proxy: {@code /v1/cluster/nodes/ID/mountpaths[/PATH]}. */
+  public static final String NODE_MOUNTPATHS = "/mountpaths";
   /** Prometheus metrics (not under /v1: the path scrapers expect). */
   public static final String METRICS = "/metrics";
 

@@ -11,6 +11,10 @@ public final class ConflictException extends ApiException {
   public static final String INVALID_STATE = "InvalidNodeState";
   /** The node was decommissioned and left the map: it may not join again under its id. */
   public static final String NODE_DECOMMISSIONED = "NodeDecommissioned";
+  /** The directory is a mountpath already: of this target, of another target, or of another process. */
+  public static final String MOUNTPATH_IN_USE = "MountpathInUse";
+  /** Detaching or disabling it would leave the target no available mountpath. */
+  public static final String LAST_MOUNTPATH = "LastMountpath";
 
   public ConflictException(String code, String message) {
     super(HttpResponseStatus.CONFLICT, code, message);

@@ -11,11 +11,17 @@ public final class ServiceUnavailableException extends ApiException {
   public static final String NO_TARGETS = "NoTargets";
   public static final String PRIMARY_UNREACHABLE = "PrimaryUnreachable";
   public static final String BUSY = "Busy";
+  /** A disk of the target failed under the request, or the target has no disk to place an object on. */
+  public static final String MOUNTPATH_UNAVAILABLE = "MountpathUnavailable";
 
   private final int retryAfterSeconds;
 
   public ServiceUnavailableException(String code, String message, int retryAfterSeconds) {
-    super(HttpResponseStatus.SERVICE_UNAVAILABLE, code, message);
+    this(code, message, retryAfterSeconds, null);
+  }
+
+  public ServiceUnavailableException(String code, String message, int retryAfterSeconds, Throwable cause) {
+    super(HttpResponseStatus.SERVICE_UNAVAILABLE, code, message, cause);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 

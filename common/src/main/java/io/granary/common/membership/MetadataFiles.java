@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Persists cluster metadata as JSON in one or more directories (a target keeps a copy on every mountpath, so one
@@ -22,16 +23,44 @@ import java.util.Optional;
 public final class MetadataFiles {
   static final String FILE = "cluster-metadata.json";
 
-  private final List<Path> dirs;
+  private final Supplier<List<Path>> dirs;
+  private final boolean mountpaths; // a target's mountpaths: never created, and one failing disk fails no write
 
   public MetadataFiles(List<Path> dirs) {
-    this.dirs = List.copyOf(dirs);
+    List<Path> fixed = List.copyOf(dirs);
+    this.dirs = () -> fixed;
+    this.mountpaths = false;
   }
 
+  /**
+   * Copies in whichever directories {@code dirs} names at each write or read (a target's mountpaths, which change).
+   * A directory that does not exist is not created (it belongs to a disk that went away), and a write succeeds when
+   * at least one copy was written: a failing disk is disabled by its health check, not by cluster metadata.
+   */
+  public MetadataFiles(Supplier<List<Path>> dirs) {
+    this.dirs = dirs;
+    this.mountpaths = true;
+  }
+
+  /** Writes a copy in every directory (for mountpaths: in every one that works, at least one). */
   public void write(ClusterMetadata md) throws IOException {
     byte[] json = ClusterJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(md);
-    for (Path dir : dirs) {
-      writeAtomically(dir.resolve(FILE), json);
+    IOException firstError = null;
+    int written = 0;
+    List<Path> now = dirs.get();
+    for (Path dir : now) {
+      try {
+        if (mountpaths && !Files.isDirectory(dir)) {
+          throw new NoSuchFileException(dir.toString(), null, "directory is gone");
+        }
+        writeAtomically(dir.resolve(FILE), json);
+        written++;
+      } catch (IOException e) {
+        firstError = firstError == null ? e : firstError;
+      }
+    }
+    if (firstError != null && (written == 0 || !mountpaths)) {
+      throw firstError;
     }
   }
 
@@ -39,7 +68,7 @@ public final class MetadataFiles {
   public Optional<ClusterMetadata> readNewest() throws IOException {
     List<ClusterMetadata> found = new ArrayList<>();
     IOException firstError = null;
-    for (Path dir : dirs) {
+    for (Path dir : dirs.get()) {
       try {
         found.add(ClusterJson.mapper().readValue(Files.readAllBytes(dir.resolve(FILE)), ClusterMetadata.class));
       } catch (NoSuchFileException e) {
@@ -49,7 +78,7 @@ public final class MetadataFiles {
       }
     }
     if (found.isEmpty() && firstError != null) {
-      throw new IOException("no readable cluster metadata in " + dirs, firstError);
+      throw new IOException("no readable cluster metadata in " + dirs.get(), firstError);
     }
     return found.stream().max((a, b) -> a.map().version() != b.map().version()
         ? Long.compare(a.map().version(), b.map().version())

@@ -28,7 +28,8 @@ public final class RemoteBuckets {
   }
 
   /** {@code POST /v1/buckets/NAME?provider=P} with the given JSON properties. */
-  public static Http.Reply register(TestCluster cluster, String provider, String name, String json) throws Exception {
+  public static Http.Reply register(TestCluster cluster, String provider, String name, String json)
+      throws Exception {
     return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + name
         + "?provider=" + provider)).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(json)));

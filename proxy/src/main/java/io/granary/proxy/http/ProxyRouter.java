@@ -4,6 +4,7 @@ import io.granary.common.api.ApiPaths;
 import io.granary.common.error.AccessDeniedException;
 import io.granary.proxy.ProxyContext;
 import io.granary.proxy.jobs.ProxyJobRoutes;
+import io.granary.proxy.mountpath.NodeMountpathsHandler;
 import io.granary.proxy.rebalance.NodeStatusHandler;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.error.ConflictException;
@@ -33,6 +34,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * POST   /v1/cluster/join                         node registration        (primary; others forward)
  * GET    /v1/cluster/nodes/ID                     a node's state, what it holds, rebalance progress, safe to remove
  * PUT    /v1/cluster/nodes/ID                     set a node's state or weight (primary; others forward)
+ * GET|POST /v1/cluster/nodes/ID/mountpaths, DELETE .../mountpaths/PATH   a target's mountpaths (relayed to it)
  * PUT    /v1/metasync                             metadata push            (non-primary proxies)
  * GET    /v1/health                               liveness
  * GET    /metrics                                 Prometheus metrics, answered before this router (MetricsHandler)
@@ -133,6 +135,9 @@ public final class ProxyRouter implements Router {
         return primary() ? new JoinHandler(ctx.authority(), ctx.control()) : forward();
       }
     } else if (path.startsWith(ApiPaths.CLUSTER_NODES) && path.length() > ApiPaths.CLUSTER_NODES.length()) {
+      if (NodeMountpathsHandler.matches(path)) { // a target's disks (io.granary.proxy.mountpath)
+        return new NodeMountpathsHandler(cluster, ctx.client());
+      }
       if (m.equals(HttpMethod.PUT)) {
         return primary() ? new NodeStateHandler(ctx.authority(), ctx.control()) : forward();
       } else if (m.equals(HttpMethod.GET)) {

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiPredicate;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -22,6 +23,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Object metadata of one mountpath in RocksDB. Column family {@code objects} maps
@@ -32,12 +35,18 @@ import org.rocksdb.WriteOptions;
  *
  * <p>Thread-safe. Calls block on disk and run off the event loop, except {@link #get}, which reads the memtable
  * and block cache and is cheap enough for the GET path.
+ *
+ * <p>Closing is safe while other threads still hold this store (a mountpath detached or disabled at run time, whose
+ * store a listing or a rebalance walk took a moment before): every call counts itself in while it runs, {@link
+ * #close} waits for the calls in progress, and calls after it fail with an {@link IOException} instead of reaching a
+ * closed RocksDB handle, which would crash the JVM in native code.
  */
 public final class MetaStore implements AutoCloseable {
   static {
     RocksDB.loadLibrary();
   }
 
+  private static final Logger log = LoggerFactory.getLogger(MetaStore.class);
   private static final ObjectMapper JSON = ClusterJson.mapper();
   private static final byte[] OBJECTS_CF = "objects".getBytes(StandardCharsets.UTF_8);
   private static final byte[] PENDING_CF = "pending".getBytes(StandardCharsets.UTF_8);
@@ -45,9 +54,11 @@ public final class MetaStore implements AutoCloseable {
    * Extra column families other features keep beside object metadata: multipart uploads and their parts;
    * {@code tombstones} (object key to the epoch ms it was deleted while a rebalance ran, so a copy moved in after
    * cannot bring it back); {@code handoff} (keys of objects committed here that another target owns, to be sent on);
-   * {@code rebalance} (where a rebalance walk of this mountpath is, to resume it after a restart).
+   * {@code rebalance} (where a rebalance walk of this mountpath is, to resume it after a restart); {@code resilver}
+   * (the same for a resilver walk).
    */
-  private static final List<String> COLUMNS = List.of("uploads", "parts", "tombstones", "handoff", "rebalance");
+  private static final List<String> COLUMNS = List.of("uploads", "parts", "tombstones", "handoff", "rebalance",
+      "resilver");
   /**
    * Access times: object key to epoch millis (8 bytes, big-endian). Kept apart from {@code objects} so a read never
    * rewrites the object's record; written in unsynced batches (losing recent atimes in a crash only makes eviction
@@ -66,6 +77,8 @@ public final class MetaStore implements AutoCloseable {
   private final WriteOptions synced;
   private final WriteOptions unsynced;
   private final Map<String, Column> columns = new HashMap<>();
+  private final LongAdder active = new LongAdder(); // calls in progress; close waits for them
+  private volatile boolean closed;
 
   private MetaStore(Path dir, DBOptions dbo, ColumnFamilyOptions cfo, RocksDB db, List<ColumnFamilyHandle> handles) {
     this.dir = dir;
@@ -110,20 +123,30 @@ public final class MetaStore implements AutoCloseable {
 
   /** The metadata of {@code key}, or null. */
   public ObjectMeta get(String key) throws IOException {
+    enter();
     try {
-      byte[] v = db.get(objects, bytes(key));
-      return v == null ? null : ObjectMetaCodec.decode(v);
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB get of " + key + " in " + dir, e);
+      try {
+        byte[] v = db.get(objects, bytes(key));
+        return v == null ? null : ObjectMetaCodec.decode(v);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB get of " + key + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
   /** Durably records {@code intent} (synced write): the first step of a commit. */
   public void putIntent(CommitIntent intent) throws IOException {
+    enter();
     try {
-      db.put(pending, synced, bytes(intent.workFile()), JSON.writeValueAsBytes(intent));
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB put of commit intent " + intent.workFile() + " in " + dir, e);
+      try {
+        db.put(pending, synced, bytes(intent.workFile()), JSON.writeValueAsBytes(intent));
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB put of commit intent " + intent.workFile() + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
@@ -132,12 +155,17 @@ public final class MetaStore implements AutoCloseable {
    * guarantees the outcome after a power loss; a process crash loses nothing written to RocksDB's WAL.
    */
   public void completeIntent(CommitIntent intent) throws IOException {
-    try (WriteBatch batch = new WriteBatch()) {
-      batch.put(objects, bytes(intent.key()), ObjectMetaCodec.encode(intent.meta()));
-      batch.delete(pending, bytes(intent.workFile()));
-      db.write(unsynced, batch);
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB commit of " + intent.key() + " in " + dir, e);
+    enter();
+    try {
+      try (WriteBatch batch = new WriteBatch()) {
+        batch.put(objects, bytes(intent.key()), ObjectMetaCodec.encode(intent.meta()));
+        batch.delete(pending, bytes(intent.workFile()));
+        db.write(unsynced, batch);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB commit of " + intent.key() + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
@@ -146,42 +174,62 @@ public final class MetaStore implements AutoCloseable {
    * outcome until {@link #dropIntent} runs, after the rename is durable).
    */
   public void publish(String key, ObjectMeta meta) throws IOException {
+    enter();
     try {
-      db.put(objects, unsynced, bytes(key), ObjectMetaCodec.encode(meta));
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB put of " + key + " in " + dir, e);
+      try {
+        db.put(objects, unsynced, bytes(key), ObjectMetaCodec.encode(meta));
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB put of " + key + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
   /** Drops an intent: its work file was discarded, or its commit is durable. */
   public void dropIntent(String workFile) throws IOException {
+    enter();
     try {
-      db.delete(pending, unsynced, bytes(workFile));
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB delete of commit intent " + workFile + " in " + dir, e);
+      try {
+        db.delete(pending, unsynced, bytes(workFile));
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB delete of commit intent " + workFile + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
   /** All commit intents a crash left behind. */
   public List<CommitIntent> intents() throws IOException {
-    List<CommitIntent> out = new ArrayList<>();
-    try (RocksIterator it = db.newIterator(pending)) {
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        out.add(JSON.readValue(it.value(), CommitIntent.class));
+    enter();
+    try {
+      List<CommitIntent> out = new ArrayList<>();
+      try (RocksIterator it = db.newIterator(pending)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          out.add(JSON.readValue(it.value(), CommitIntent.class));
+        }
       }
+      return out;
+    } finally {
+      exit();
     }
-    return out;
   }
 
   /** Deletes {@code key} and its access time (synced, so an acknowledged delete survives power loss). */
   public void delete(String key) throws IOException {
-    try (WriteBatch batch = new WriteBatch()) {
-      byte[] k = bytes(key);
-      batch.delete(objects, k);
-      batch.delete(atime, k);
-      db.write(synced, batch);
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB delete of " + key + " in " + dir, e);
+    enter();
+    try {
+      try (WriteBatch batch = new WriteBatch()) {
+        byte[] k = bytes(key);
+        batch.delete(objects, k);
+        batch.delete(atime, k);
+        db.write(synced, batch);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB delete of " + key + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
@@ -201,56 +249,92 @@ public final class MetaStore implements AutoCloseable {
 
   /** Deletes every key starting with {@code prefix} (a destroyed bucket), access times included. */
   public void deletePrefix(String prefix) throws IOException {
-    byte[] begin = bytes(prefix);
-    byte[] end = begin.clone();
-    end[end.length - 1]++; // prefix ends with '/', so this cannot overflow
+    enter();
     try {
-      db.deleteRange(atime, unsynced, begin, end);
-      db.deleteRange(objects, synced, begin, end);
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB deleteRange of " + prefix + " in " + dir, e);
+      byte[] begin = bytes(prefix);
+      byte[] end = begin.clone();
+      end[end.length - 1]++; // prefix ends with '/', so this cannot overflow
+      try {
+        db.deleteRange(atime, unsynced, begin, end);
+        db.deleteRange(objects, synced, begin, end);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB deleteRange of " + prefix + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
   /** Total size of the objects whose keys start with {@code prefix} ("" for all); a scan that decodes only sizes. */
   public long sizeOfPrefix(String prefix) throws IOException {
-    byte[] p = bytes(prefix);
-    long total = 0;
-    try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(objects, ro)) {
-      for (it.seek(p); it.isValid() && startsWith(it.key(), p); it.next()) {
-        total += ObjectMetaCodec.size(it.value());
+    return totals(prefix).bytes();
+  }
+
+  /** How many objects, and how many bytes, are recorded under a key prefix. */
+  public record Totals(long objects, long bytes) {
+  }
+
+  /** The objects whose keys start with {@code prefix} ("" for all), counted; a scan that decodes only sizes. */
+  public Totals totals(String prefix) throws IOException {
+    enter();
+    try {
+      byte[] p = bytes(prefix);
+      long total = 0;
+      long n = 0;
+      try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(objects, ro)) {
+        for (it.seek(p); it.isValid() && startsWith(it.key(), p); it.next()) {
+          total += ObjectMetaCodec.size(it.value());
+          n++;
+        }
       }
+      return new Totals(n, total);
+    } finally {
+      exit();
     }
-    return total;
   }
 
   /** Whether no object is recorded here at all. */
   public boolean isEmpty() throws IOException {
-    try (RocksIterator it = db.newIterator(objects)) {
-      it.seekToFirst();
-      return !it.isValid();
+    enter();
+    try {
+      try (RocksIterator it = db.newIterator(objects)) {
+        it.seekToFirst();
+        return !it.isValid();
+      }
+    } finally {
+      exit();
     }
   }
 
   /** Records access times (key to epoch millis) in one unsynced batch. */
   public void putAtimes(Map<String, Long> atimes) throws IOException {
-    try (WriteBatch batch = new WriteBatch()) {
-      for (Map.Entry<String, Long> e : atimes.entrySet()) {
-        batch.put(atime, bytes(e.getKey()), longBytes(e.getValue()));
+    enter();
+    try {
+      try (WriteBatch batch = new WriteBatch()) {
+        for (Map.Entry<String, Long> e : atimes.entrySet()) {
+          batch.put(atime, bytes(e.getKey()), longBytes(e.getValue()));
+        }
+        db.write(unsynced, batch);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB write of " + atimes.size() + " access times in " + dir, e);
       }
-      db.write(unsynced, batch);
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB write of " + atimes.size() + " access times in " + dir, e);
+    } finally {
+      exit();
     }
   }
 
   /** The recorded access time of {@code key}, epoch millis, or 0 when none was recorded. */
   public long atime(String key) throws IOException {
+    enter();
     try {
-      byte[] v = db.get(atime, bytes(key));
-      return v == null ? 0 : toLong(v);
-    } catch (RocksDBException e) {
-      throw new IOException("Error in RocksDB get of atime " + key + " in " + dir, e);
+      try {
+        byte[] v = db.get(atime, bytes(key));
+        return v == null ? 0 : toLong(v);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB get of atime " + key + " in " + dir, e);
+      }
+    } finally {
+      exit();
     }
   }
 
@@ -270,42 +354,47 @@ public final class MetaStore implements AutoCloseable {
    * object. Access times with no object (a read raced a delete) are removed on the way.
    */
   public void scanAccess(String prefix, AccessVisitor visitor) throws IOException {
-    byte[] p = bytes(prefix);
-    List<byte[]> orphans = new ArrayList<>();
-    try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator objs = db.newIterator(objects, ro);
-        RocksIterator times = db.newIterator(atime, ro)) {
-      times.seek(p);
-      for (objs.seek(p); objs.isValid() && startsWith(objs.key(), p); objs.next()) {
-        byte[] k = objs.key();
-        long at = 0;
-        while (times.isValid() && startsWith(times.key(), p)) {
-          int c = Arrays.compareUnsigned(times.key(), k);
-          if (c > 0) {
+    enter();
+    try {
+      byte[] p = bytes(prefix);
+      List<byte[]> orphans = new ArrayList<>();
+      try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator objs = db.newIterator(objects, ro);
+          RocksIterator times = db.newIterator(atime, ro)) {
+        times.seek(p);
+        for (objs.seek(p); objs.isValid() && startsWith(objs.key(), p); objs.next()) {
+          byte[] k = objs.key();
+          long at = 0;
+          while (times.isValid() && startsWith(times.key(), p)) {
+            int c = Arrays.compareUnsigned(times.key(), k);
+            if (c > 0) {
+              break;
+            }
+            if (c == 0) {
+              at = toLong(times.value());
+            } else if (orphans.size() < 10_000) {
+              orphans.add(times.key());
+            }
+            times.next();
+          }
+          byte[] v = objs.value();
+          if (!visitor.visit(new String(k, StandardCharsets.UTF_8), ObjectMetaCodec.size(v), ObjectMetaCodec.mtime(v),
+              at)) {
             break;
           }
-          if (c == 0) {
-            at = toLong(times.value());
-          } else if (orphans.size() < 10_000) {
-            orphans.add(times.key());
+        }
+      }
+      if (!orphans.isEmpty()) {
+        try (WriteBatch batch = new WriteBatch()) {
+          for (byte[] k : orphans) {
+            batch.delete(atime, k);
           }
-          times.next();
-        }
-        byte[] v = objs.value();
-        if (!visitor.visit(new String(k, StandardCharsets.UTF_8), ObjectMetaCodec.size(v), ObjectMetaCodec.mtime(v),
-            at)) {
-          break;
+          db.write(unsynced, batch);
+        } catch (RocksDBException e) {
+          throw new IOException("Error in RocksDB delete of orphaned access times in " + dir, e);
         }
       }
-    }
-    if (!orphans.isEmpty()) {
-      try (WriteBatch batch = new WriteBatch()) {
-        for (byte[] k : orphans) {
-          batch.delete(atime, k);
-        }
-        db.write(unsynced, batch);
-      } catch (RocksDBException e) {
-        throw new IOException("Error in RocksDB delete of orphaned access times in " + dir, e);
-      }
+    } finally {
+      exit();
     }
   }
 
@@ -314,23 +403,28 @@ public final class MetaStore implements AutoCloseable {
    * or null), until {@code visitor} returns false.
    */
   public void scan(String prefix, String startAfter, BiPredicate<String, ObjectMeta> visitor) throws IOException {
-    byte[] p = bytes(prefix);
-    try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(objects, ro)) {
-      byte[] after = startAfter == null ? null : bytes(startAfter);
-      boolean fromAfter = after != null && Arrays.compareUnsigned(after, p) >= 0;
-      it.seek(fromAfter ? after : p);
-      for (; it.isValid(); it.next()) {
-        byte[] k = it.key();
-        if (!startsWith(k, p)) {
-          break;
-        }
-        if (fromAfter && Arrays.equals(k, after)) {
-          continue;
-        }
-        if (!visitor.test(new String(k, StandardCharsets.UTF_8), ObjectMetaCodec.decode(it.value()))) {
-          break;
+    enter();
+    try {
+      byte[] p = bytes(prefix);
+      try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(objects, ro)) {
+        byte[] after = startAfter == null ? null : bytes(startAfter);
+        boolean fromAfter = after != null && Arrays.compareUnsigned(after, p) >= 0;
+        it.seek(fromAfter ? after : p);
+        for (; it.isValid(); it.next()) {
+          byte[] k = it.key();
+          if (!startsWith(k, p)) {
+            break;
+          }
+          if (fromAfter && Arrays.equals(k, after)) {
+            continue;
+          }
+          if (!visitor.test(new String(k, StandardCharsets.UTF_8), ObjectMetaCodec.decode(it.value()))) {
+            break;
+          }
         }
       }
+    } finally {
+      exit();
     }
   }
 
@@ -348,48 +442,53 @@ public final class MetaStore implements AutoCloseable {
    * the whole prefix at once. A {@code startAfter} inside a common prefix resumes after that prefix.
    */
   public List<ListedKey> list(String prefix, String startAfter, String delimiter, int limit) throws IOException {
-    List<ListedKey> out = new ArrayList<>();
-    byte[] p = bytes(prefix);
-    boolean grouping = delimiter != null && !delimiter.isEmpty();
-    try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(objects, ro)) {
-      byte[] after = null;
-      if (startAfter != null && startAfter.startsWith(prefix)) {
-        String rest = startAfter.substring(prefix.length());
-        int d = grouping ? rest.indexOf(delimiter) : -1;
-        if (d >= 0) { // resume after the whole common prefix the token stands for
-          it.seek(successor(bytes(prefix + rest.substring(0, d + delimiter.length()))));
-        } else {
+    enter();
+    try {
+      List<ListedKey> out = new ArrayList<>();
+      byte[] p = bytes(prefix);
+      boolean grouping = delimiter != null && !delimiter.isEmpty();
+      try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(objects, ro)) {
+        byte[] after = null;
+        if (startAfter != null && startAfter.startsWith(prefix)) {
+          String rest = startAfter.substring(prefix.length());
+          int d = grouping ? rest.indexOf(delimiter) : -1;
+          if (d >= 0) { // resume after the whole common prefix the token stands for
+            it.seek(successor(bytes(prefix + rest.substring(0, d + delimiter.length()))));
+          } else {
+            after = bytes(startAfter);
+            it.seek(after);
+          }
+        } else if (startAfter != null && Arrays.compareUnsigned(bytes(startAfter), p) > 0) {
+          it.seek(bytes(startAfter));
           after = bytes(startAfter);
-          it.seek(after);
-        }
-      } else if (startAfter != null && Arrays.compareUnsigned(bytes(startAfter), p) > 0) {
-        it.seek(bytes(startAfter));
-        after = bytes(startAfter);
-      } else {
-        it.seek(p);
-      }
-      while (it.isValid() && out.size() < limit) {
-        byte[] k = it.key();
-        if (!startsWith(k, p)) {
-          break;
-        }
-        if (after != null && Arrays.equals(k, after)) {
-          it.next();
-          continue;
-        }
-        String key = new String(k, StandardCharsets.UTF_8);
-        int d = grouping ? key.indexOf(delimiter, prefix.length()) : -1;
-        if (d >= 0) {
-          String common = key.substring(0, d + delimiter.length());
-          out.add(new ListedKey(common, null));
-          it.seek(successor(bytes(common)));
         } else {
-          out.add(new ListedKey(key, ObjectMetaCodec.decode(it.value())));
-          it.next();
+          it.seek(p);
+        }
+        while (it.isValid() && out.size() < limit) {
+          byte[] k = it.key();
+          if (!startsWith(k, p)) {
+            break;
+          }
+          if (after != null && Arrays.equals(k, after)) {
+            it.next();
+            continue;
+          }
+          String key = new String(k, StandardCharsets.UTF_8);
+          int d = grouping ? key.indexOf(delimiter, prefix.length()) : -1;
+          if (d >= 0) {
+            String common = key.substring(0, d + delimiter.length());
+            out.add(new ListedKey(common, null));
+            it.seek(successor(bytes(common)));
+          } else {
+            out.add(new ListedKey(key, ObjectMetaCodec.decode(it.value())));
+            it.next();
+          }
         }
       }
+      return out;
+    } finally {
+      exit();
     }
-    return out;
   }
 
   /** The smallest byte string greater than every string that starts with {@code b}. */
@@ -424,64 +523,89 @@ public final class MetaStore implements AutoCloseable {
     }
 
     public byte[] get(String key) throws IOException {
+      enter();
       try {
-        return db.get(handle, bytes(key));
-      } catch (RocksDBException e) {
-        throw new IOException("Error in RocksDB get of " + key + " in " + name + " of " + dir, e);
+        try {
+          return db.get(handle, bytes(key));
+        } catch (RocksDBException e) {
+          throw new IOException("Error in RocksDB get of " + key + " in " + name + " of " + dir, e);
+        }
+      } finally {
+        exit();
       }
     }
 
     public void put(String key, byte[] value) throws IOException {
+      enter();
       try {
-        db.put(handle, synced, bytes(key), value);
-      } catch (RocksDBException e) {
-        throw new IOException("Error in RocksDB put of " + key + " in " + name + " of " + dir, e);
+        try {
+          db.put(handle, synced, bytes(key), value);
+        } catch (RocksDBException e) {
+          throw new IOException("Error in RocksDB put of " + key + " in " + name + " of " + dir, e);
+        }
+      } finally {
+        exit();
       }
     }
 
     public void delete(String key) throws IOException {
+      enter();
       try {
-        db.delete(handle, synced, bytes(key));
-      } catch (RocksDBException e) {
-        throw new IOException("Error in RocksDB delete of " + key + " in " + name + " of " + dir, e);
+        try {
+          db.delete(handle, synced, bytes(key));
+        } catch (RocksDBException e) {
+          throw new IOException("Error in RocksDB delete of " + key + " in " + name + " of " + dir, e);
+        }
+      } finally {
+        exit();
       }
     }
 
     /** Deletes every key of this column family (synced). */
     public void clear() throws IOException {
-      try (RocksIterator it = db.newIterator(handle)) {
-        it.seekToFirst();
-        if (!it.isValid()) {
-          return;
+      enter();
+      try {
+        try (RocksIterator it = db.newIterator(handle)) {
+          it.seekToFirst();
+          if (!it.isValid()) {
+            return;
+          }
+          byte[] first = it.key();
+          it.seekToLast();
+          byte[] end = Arrays.copyOf(it.key(), it.key().length + 1); // just past the last key
+          db.deleteRange(handle, synced, first, end);
+        } catch (RocksDBException e) {
+          throw new IOException("Error in RocksDB deleteRange of " + name + " in " + dir, e);
         }
-        byte[] first = it.key();
-        it.seekToLast();
-        byte[] end = Arrays.copyOf(it.key(), it.key().length + 1); // just past the last key
-        db.deleteRange(handle, synced, first, end);
-      } catch (RocksDBException e) {
-        throw new IOException("Error in RocksDB deleteRange of " + name + " in " + dir, e);
+      } finally {
+        exit();
       }
     }
 
     /** Visits keys starting with {@code prefix} after {@code startAfter} (a full key, or null), in byte order. */
     public void scan(String prefix, String startAfter, BiPredicate<String, byte[]> visitor) throws IOException {
-      byte[] p = bytes(prefix);
-      try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(handle, ro)) {
-        byte[] after = startAfter == null ? null : bytes(startAfter);
-        boolean fromAfter = after != null && Arrays.compareUnsigned(after, p) >= 0;
-        it.seek(fromAfter ? after : p);
-        for (; it.isValid(); it.next()) {
-          byte[] k = it.key();
-          if (!startsWith(k, p)) {
-            break;
-          }
-          if (fromAfter && Arrays.equals(k, after)) {
-            continue;
-          }
-          if (!visitor.test(new String(k, StandardCharsets.UTF_8), it.value())) {
-            break;
+      enter();
+      try {
+        byte[] p = bytes(prefix);
+        try (ReadOptions ro = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(handle, ro)) {
+          byte[] after = startAfter == null ? null : bytes(startAfter);
+          boolean fromAfter = after != null && Arrays.compareUnsigned(after, p) >= 0;
+          it.seek(fromAfter ? after : p);
+          for (; it.isValid(); it.next()) {
+            byte[] k = it.key();
+            if (!startsWith(k, p)) {
+              break;
+            }
+            if (fromAfter && Arrays.equals(k, after)) {
+              continue;
+            }
+            if (!visitor.test(new String(k, StandardCharsets.UTF_8), it.value())) {
+              break;
+            }
           }
         }
+      } finally {
+        exit();
       }
     }
   }
@@ -519,8 +643,49 @@ public final class MetaStore implements AutoCloseable {
     return v;
   }
 
+  /** Counts a call in; fails once the store is closed (the caller took a mountpath that has left since). */
+  private void enter() throws IOException {
+    active.increment();
+    if (closed) {
+      active.decrement();
+      throw new IOException("metadata store " + dir + " is closed (its mountpath left this target)");
+    }
+  }
+
+  private void exit() {
+    active.decrement();
+  }
+
+  /** Whether {@link #close} has begun. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Refuses new calls, waits for the calls in progress (a scan may take a while), then closes RocksDB. Idempotent.
+   */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true; // a call that counted itself in before this sees it or is waited for below
+    long waitStarted = System.nanoTime();
+    boolean interrupted = false;
+    while (active.sum() > 0) {
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        interrupted = true; // finish closing anyway: the calls still running end soon
+      }
+      if (System.nanoTime() - waitStarted > 60_000_000_000L) {
+        waitStarted = System.nanoTime(); // keep waiting: closing now would crash the JVM in the running call
+        log.warn("metadata={} still has calls running after 60 s; waiting for them before closing", dir);
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
     try {
       db.syncWal();
     } catch (RocksDBException ignored) {

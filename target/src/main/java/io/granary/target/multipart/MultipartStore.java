@@ -105,12 +105,47 @@ public final class MultipartStore {
 
   /** The upload, or 404 NoSuchUpload. */
   public Upload require(BucketProps bucket, String name, String uploadId) throws IOException {
-    ObjectLocation loc = store.locate(bucket, name);
-    byte[] v = uploadId == null || uploadId.isEmpty() ? null : uploads(loc.mountpath()).get(uploadKey(loc, uploadId));
-    if (v == null) {
+    Held h = held(bucket, name, uploadId);
+    if (h == null) {
       throw noSuchUpload(uploadId);
     }
-    return JSON.readValue(v, Upload.class);
+    return h.upload();
+  }
+
+  /** An upload and the mountpath holding it. */
+  record Held(Upload upload, Mountpath mountpath) {
+  }
+
+  /**
+   * The upload and the mountpath holding it: the HRW mountpath of its object, else another readable one (it began
+   * before the mountpaths changed and has not moved yet); null when none holds it.
+   */
+  Held held(BucketProps bucket, String name, String uploadId) throws IOException {
+    if (uploadId == null || uploadId.isEmpty()) {
+      return null;
+    }
+    ObjectLocation loc = store.locate(bucket, name);
+    String key = uploadKey(loc, uploadId);
+    byte[] v = uploads(loc.mountpath()).get(key);
+    Mountpath mp = loc.mountpath();
+    if (v == null) {
+      for (Mountpath other : store.mountpaths()) {
+        if (other != loc.mountpath() && (v = uploads(other).get(key)) != null) {
+          mp = other;
+          break;
+        }
+      }
+    }
+    return v == null ? null : new Held(JSON.readValue(v, Upload.class), mp);
+  }
+
+  /** The mountpath holding {@code upload}, or 404 NoSuchUpload (aborted or completed meanwhile). */
+  private Mountpath holder(BucketProps bucket, Upload upload) throws IOException {
+    Held h = held(bucket, upload.name(), upload.uploadId());
+    if (h == null) {
+      throw noSuchUpload(upload.uploadId());
+    }
+    return h.mountpath();
   }
 
   /** Checks a part number: 1 to 10000 (400 InvalidArgument otherwise). */
@@ -131,17 +166,16 @@ public final class MultipartStore {
   /** Records a staged part body (from {@link PutOperation#finishStaged}) as part {@code number} of the upload. */
   public Part addPart(BucketProps bucket, Upload upload, int number, PutOperation.Staged staged, String md5)
       throws IOException {
-    ObjectLocation loc = store.locate(bucket, upload.name());
     ReentrantLock lock = lock(upload.uploadId());
     lock.lock();
     try {
-      require(bucket, upload.name(), upload.uploadId()); // not aborted or completed meanwhile
-      Path dir = loc.mountpath().uploadsDir().resolve(upload.uploadId());
+      Mountpath mp = holder(bucket, upload); // not aborted or completed meanwhile
+      Path dir = mp.uploadsDir().resolve(upload.uploadId());
       FileOps.createDirectories(dir);
       String file = number + "." + Long.toHexString(RANDOM.nextLong() & Long.MAX_VALUE);
       FileOps.moveReplacing(staged.workFile(), dir.resolve(file));
       FileOps.syncDirectory(dir); // the part is acknowledged next: its name must survive a power loss
-      MetaStore.Column parts = parts(loc.mountpath());
+      MetaStore.Column parts = parts(mp);
       String key = partKey(upload.uploadId(), number);
       byte[] old = parts.get(key);
       Part part = new Part(number, staged.size(), md5, clock.millis(), file);
@@ -157,9 +191,13 @@ public final class MultipartStore {
 
   /** The upload's parts, by number. */
   public List<Part> parts(BucketProps bucket, Upload upload) throws IOException {
-    ObjectLocation loc = store.locate(bucket, upload.name());
+    return parts(holder(bucket, upload), upload);
+  }
+
+  /** The parts of an upload {@code mp} holds, by number. */
+  static List<Part> parts(Mountpath mp, Upload upload) throws IOException {
     List<Part> out = new ArrayList<>();
-    parts(loc.mountpath()).scan(upload.uploadId() + "/", null, (k, v) -> {
+    parts(mp).scan(upload.uploadId() + "/", null, (k, v) -> {
       try {
         out.add(JSON.readValue(v, Part.class));
       } catch (IOException e) {
@@ -222,8 +260,8 @@ public final class MultipartStore {
   }
 
   private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts) throws IOException {
-    ObjectLocation loc = store.locate(bucket, upload.name());
-    Path dir = loc.mountpath().uploadsDir().resolve(upload.uploadId());
+    ObjectLocation loc = store.locate(bucket, upload.name()); // assembled on the mountpath the object goes to
+    Path dir = holder(bucket, upload).uploadsDir().resolve(upload.uploadId());
     Path work = store.newWorkFile(loc);
     ContentHasher hasher = ContentHasher.of(bucket.checksum());
     MessageDigest md5OfMd5s = md5();
@@ -293,13 +331,17 @@ public final class MultipartStore {
   }
 
   private void remove(BucketProps bucket, Upload upload) throws IOException {
-    ObjectLocation loc = store.locate(bucket, upload.name());
-    MetaStore.Column parts = parts(loc.mountpath());
-    for (Part p : parts(bucket, upload)) {
+    remove(holder(bucket, upload), store.locate(bucket, upload.name()).key(), upload);
+  }
+
+  /** Drops an upload {@code mp} holds: its part records, its record, its part files. */
+  static void remove(Mountpath mp, String objectKey, Upload upload) throws IOException {
+    MetaStore.Column parts = parts(mp);
+    for (Part p : parts(mp, upload)) {
       parts.delete(partKey(upload.uploadId(), p.number()));
     }
-    uploads(loc.mountpath()).delete(uploadKey(loc, upload.uploadId()));
-    FileOps.deleteTree(loc.mountpath().uploadsDir().resolve(upload.uploadId()));
+    uploads(mp).delete(objectKey + "\u0000" + upload.uploadId());
+    FileOps.deleteTree(mp.uploadsDir().resolve(upload.uploadId()));
   }
 
   /**
@@ -311,23 +353,25 @@ public final class MultipartStore {
     String bp = ObjectStore.bucketPrefix(bucket);
     String after = keyMarker == null || keyMarker.isEmpty() ? null
         : bp + keyMarker + (uploadIdMarker == null || uploadIdMarker.isEmpty() ? "\u0000\uffff" : "\u0000" + uploadIdMarker);
-    List<Upload> all = new ArrayList<>();
+    Map<String, Upload> all = new java.util.HashMap<>(); // by id: one moving between mountpaths is listed once
     for (Mountpath mp : store.mountpaths()) {
       int[] n = {0};
       uploads(mp).scan(bp + prefix, after, (k, v) -> {
         try {
-          all.add(JSON.readValue(v, Upload.class));
+          Upload u = JSON.readValue(v, Upload.class);
+          all.put(u.uploadId(), u);
         } catch (IOException e) {
           throw new IllegalStateException("corrupt upload record " + k, e);
         }
         return ++n[0] < limit;
       });
     }
-    all.sort((a, b) -> {
+    List<Upload> sorted = new ArrayList<>(all.values());
+    sorted.sort((a, b) -> {
       int c = NameOrder.INSTANCE.compare(a.name(), b.name());
       return c != 0 ? c : a.uploadId().compareTo(b.uploadId());
     });
-    return all.size() <= limit ? all : new ArrayList<>(all.subList(0, limit));
+    return sorted.size() <= limit ? sorted : new ArrayList<>(sorted.subList(0, limit));
   }
 
   /** Aborts every upload of the given buckets started more than {@code ttl} ago; returns how many. */
@@ -351,23 +395,27 @@ public final class MultipartStore {
     return aborted;
   }
 
-  private static String uploadKey(ObjectLocation loc, String uploadId) {
+  static String uploadKey(ObjectLocation loc, String uploadId) {
     return loc.key() + "\u0000" + uploadId;
   }
 
-  private static String partKey(String uploadId, int number) {
+  static String partKey(String uploadId, int number) {
     return uploadId + "/" + String.format("%05d", number);
   }
 
-  private static MetaStore.Column uploads(Mountpath mp) {
+  static MetaStore.Column uploads(Mountpath mp) {
     return mp.meta().column("uploads");
   }
 
-  private static MetaStore.Column parts(Mountpath mp) {
+  static MetaStore.Column parts(Mountpath mp) {
     return mp.meta().column("parts");
   }
 
-  private ReentrantLock lock(String uploadId) {
+  ObjectStore store() {
+    return store;
+  }
+
+  ReentrantLock lock(String uploadId) {
     return locks[(uploadId.hashCode() & 0x7fffffff) % locks.length];
   }
 

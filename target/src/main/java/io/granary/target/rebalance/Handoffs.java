@@ -134,14 +134,15 @@ final class Handoffs implements ObjectStore.CommitListener {
     }
   }
 
-  /** Drops the record of {@code key} from whichever mountpath holds it. */
+  /**
+   * Drops the record of {@code key} from whichever mountpath holds it: the one the object was committed on, which
+   * need not be its HRW mountpath now (mountpaths change at run time).
+   */
   private void forget(String key, ObjectKey k) throws IOException {
-    if (k != null) {
-      store.locate(k.bucket(), k.name()).mountpath().meta().column(COLUMN).delete(key);
-      return;
-    }
     for (Mountpath mp : store.mountpaths()) {
-      mp.meta().column(COLUMN).delete(key);
+      if (mp.meta().column(COLUMN).get(key) != null) {
+        mp.meta().column(COLUMN).delete(key);
+      }
     }
   }
 

@@ -74,13 +74,21 @@ final class RebalanceWalk implements Runnable {
   public void run() {
     try {
       log.info("node={} job={} rebalance walk started", self, jobId(id));
+      // A snapshot: mountpaths may change meanwhile (resilver). One that leaves is skipped from then on; an object
+      // the resilver moves to a mountpath walked already is committed there and handed on (Handoffs), so it is
+      // neither skipped for good nor sent twice (a second send would be kept, not stored, by its owner).
       List<Mountpath> mountpaths = store.mountpaths();
       for (Mountpath mp : mountpaths) {
-        count(mp);
+        if (stillRead(mp)) {
+          count(mp);
+        }
       }
       log.info("node={} job={} {} objects ({} bytes) to move", self, jobId(id), counters.toMove.get(),
           counters.bytesToMove.get());
       for (Mountpath mp : mountpaths) {
+        if (!stillRead(mp)) {
+          continue;
+        }
         if (!WalkMarkers.isDone(mp, id)) {
           walk(mp);
         }
@@ -90,7 +98,7 @@ final class RebalanceWalk implements Runnable {
               aborted ? "aborted" : "superseded", counters.sent.get());
           return;
         }
-        if (counters.failed.get() == 0) {
+        if (counters.failed.get() == 0 && stillRead(mp)) {
           WalkMarkers.done(mp, id);
         }
       }
@@ -141,12 +149,19 @@ final class RebalanceWalk implements Runnable {
     String after = WalkMarkers.resumeAfter(mp, id);
     ArrayDeque<Batch> window = new ArrayDeque<>();
     try {
-      while (!stopped) {
+      while (!stopped && stillRead(mp)) {
         List<String> keys = new ArrayList<>(BATCH);
-        mp.meta().scan("", after, (key, meta) -> {
-          keys.add(key);
-          return keys.size() < BATCH;
-        });
+        try {
+          mp.meta().scan("", after, (key, meta) -> {
+            keys.add(key);
+            return keys.size() < BATCH;
+          });
+        } catch (IOException e) {
+          if (!stillRead(mp)) {
+            break; // it left mid-walk: detached (its objects moved to others) or disabled (they are gone)
+          }
+          throw e;
+        }
         if (keys.isEmpty()) {
           break;
         }
@@ -179,7 +194,7 @@ final class RebalanceWalk implements Runnable {
 
   /**
    * Waits for a batch's moves, removes the copies their owners now hold (one synced metadata write for the batch),
-   * counts them, and records the walk past the batch (unless the walk was stopped).
+   * counts them, and records the walk past the batch (unless the walk was stopped or the mountpath left).
    */
   private void finish(Mountpath mp, Batch b) throws IOException, InterruptedException {
     List<Relocation.Sent> sent = new ArrayList<>();
@@ -193,9 +208,13 @@ final class RebalanceWalk implements Runnable {
     if (!sent.isEmpty()) {
       relocation.removeSent(sent);
     }
-    if (!stopped) {
+    if (!stopped && stillRead(mp)) {
       WalkMarkers.walkedTo(mp, id, b.lastKey());
     }
+  }
+
+  private boolean stillRead(Mountpath mp) {
+    return store.mountpathSet().isReadable(mp);
   }
 
   private ObjectMover.Result await(Future<ObjectMover.Result> f) throws InterruptedException {

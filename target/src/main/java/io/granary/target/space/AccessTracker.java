@@ -6,7 +6,6 @@ import io.granary.target.storage.ObjectLocation;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +25,9 @@ public final class AccessTracker implements AccessRecorder {
   private final Clock clock;
   private final int maxPending;
   private final Runnable flushSoon;
-  private final Map<Mountpath, ConcurrentHashMap<String, Long>> pending = new IdentityHashMap<>(); // fixed at start
+  // One map per readable mountpath (Mountpath has identity equality); SpaceManager adds and drops them as mountpaths
+  // come and go, so a read never creates one for a mountpath that left.
+  private final Map<Mountpath, ConcurrentHashMap<String, Long>> pending = new ConcurrentHashMap<>();
   private final LongAdder dropped = new LongAdder();
 
   /**
@@ -41,8 +42,18 @@ public final class AccessTracker implements AccessRecorder {
     this.maxPending = maxPending;
     this.flushSoon = flushSoon;
     for (Mountpath mp : mountpaths) {
-      pending.put(mp, new ConcurrentHashMap<>());
+      track(mp);
     }
+  }
+
+  /** Starts recording accesses on {@code mp} (it became readable). */
+  void track(Mountpath mp) {
+    pending.computeIfAbsent(mp, m -> new ConcurrentHashMap<>());
+  }
+
+  /** Drops what is pending for {@code mp} (it is no longer read: its accesses cannot be written any more). */
+  void forget(Mountpath mp) {
+    pending.remove(mp);
   }
 
   /** Event loop: one map put. */
@@ -69,6 +80,16 @@ public final class AccessTracker implements AccessRecorder {
     ConcurrentHashMap<String, Long> map = pending.get(loc.mountpath());
     if (map != null) {
       map.remove(loc.key());
+    }
+  }
+
+  @Override
+  public void moved(ObjectLocation from, ObjectLocation to) {
+    ConcurrentHashMap<String, Long> src = pending.get(from.mountpath());
+    Long t = src == null ? null : src.remove(from.key());
+    ConcurrentHashMap<String, Long> dst = pending.get(to.mountpath());
+    if (t != null && dst != null) {
+      dst.merge(to.key(), t, Math::max);
     }
   }
 

@@ -32,7 +32,8 @@ final class CapacityMeter {
 
   Capacity measure(Mountpath mp) throws IOException {
     if (limitBytes > 0) {
-      long used = mp.usage().objectBytes() + mp.usage().workBytes() + uploadBytes.get(mp).get();
+      AtomicLong uploads = uploadBytes.get(mp);
+      long used = mp.usage().objectBytes() + mp.usage().workBytes() + (uploads == null ? 0 : uploads.get());
       return new Capacity(limitBytes, used, true);
     }
     long total = mp.totalSpace();
@@ -42,8 +43,13 @@ final class CapacityMeter {
   /** Recounts the bytes of multipart parts on {@code mp}. Blocks on disk: background threads only. */
   void refresh(Mountpath mp) throws IOException {
     if (limitBytes > 0) {
-      uploadBytes.get(mp).set(sizeOfTree(mp.uploadsDir()));
+      uploadBytes.computeIfAbsent(mp, m -> new AtomicLong()).set(sizeOfTree(mp.uploadsDir()));
     }
+  }
+
+  /** Forgets a mountpath that left. */
+  void forget(Mountpath mp) {
+    uploadBytes.remove(mp);
   }
 
   private static long sizeOfTree(Path root) throws IOException {

@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.IdentityHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,8 +48,9 @@ public final class SpaceManager implements AutoCloseable {
   private final LruEvictor evictor;
   private final WatermarkGuard guard;
   private final SpaceStats stats = new SpaceStats();
-  private final Map<Mountpath, AtomicBoolean> running = new IdentityHashMap<>();
-  private final Map<Mountpath, AtomicLong> exhaustedAt = new IdentityHashMap<>(); // 0: last run reached low
+  // Per mountpath (identity equality), made as mountpaths are first seen: they come and go at run time.
+  private final Map<Mountpath, AtomicBoolean> running = new ConcurrentHashMap<>();
+  private final Map<Mountpath, AtomicLong> exhaustedAt = new ConcurrentHashMap<>(); // 0: last run reached low
   private final AtomicBoolean flushQueued = new AtomicBoolean();
   private final ScheduledExecutorService timer;
   private final ExecutorService evictors;
@@ -75,10 +76,6 @@ public final class SpaceManager implements AutoCloseable {
     this.evictor = new LruEvictor(store, tracker, clock, heapLimit);
     this.guard = new WatermarkGuard(nodeId, meter, cfg.highWatermark(), cfg.fullWatermark(),
         mp -> requestEviction(mp, true), stats);
-    for (Mountpath mp : store.mountpaths()) {
-      running.put(mp, new AtomicBoolean());
-      exhaustedAt.put(mp, new AtomicLong());
-    }
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "space-" + nodeId));
     AtomicInteger n = new AtomicInteger();
     this.evictors = Executors.newFixedThreadPool(store.mountpaths().size(),
@@ -98,6 +95,18 @@ public final class SpaceManager implements AutoCloseable {
     }
     store.setAccessRecorder(tracker);
     store.setSpaceGuard(guard);
+    store.onMountpathsChanged((old, now) -> {
+      for (Mountpath mp : now.readable()) {
+        tracker.track(mp);
+      }
+      for (Mountpath mp : old.readable()) {
+        if (!now.isReadable(mp)) { // it left: nothing more is written to it
+          tracker.forget(mp);
+          meter.forget(mp);
+          exhaustedAt.remove(mp);
+        }
+      }
+    });
     long check = cfg.spaceCheckInterval().toMillis();
     timer.scheduleWithFixedDelay(this::checkAll, check, check, TimeUnit.MILLISECONDS);
     timer.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL.toMillis(), FLUSH_INTERVAL.toMillis(),
@@ -153,11 +162,11 @@ public final class SpaceManager implements AutoCloseable {
     if (closed) {
       return false;
     }
-    long exhausted = exhaustedAt.get(mp).get();
+    long exhausted = exhausted(mp).get();
     if (onDemand && exhausted != 0 && clock.millis() - exhausted < cfg.spaceCheckInterval().toMillis()) {
       return false;
     }
-    AtomicBoolean busy = running.get(mp);
+    AtomicBoolean busy = running.computeIfAbsent(mp, m -> new AtomicBoolean());
     if (!busy.compareAndSet(false, true)) {
       return false;
     }
@@ -181,7 +190,7 @@ public final class SpaceManager implements AutoCloseable {
    * in progress. For tests and manual triggers.
    */
   public EvictionRun evictNow(Mountpath mp) throws IOException {
-    AtomicBoolean busy = running.get(mp);
+    AtomicBoolean busy = running.computeIfAbsent(mp, m -> new AtomicBoolean());
     if (!busy.compareAndSet(false, true)) {
       return null;
     }
@@ -210,7 +219,7 @@ public final class SpaceManager implements AutoCloseable {
     EvictionRun run = evictor.run(mp, buckets.get(), cfg.dontEvictWindow(),
         () -> meter.measure(mp).usedBytes() - low);
     stats.recordRun(run);
-    exhaustedAt.get(mp).set(run.reachedLow() ? 0 : Math.max(1, clock.millis()));
+    exhausted(mp).set(run.reachedLow() ? 0 : Math.max(1, clock.millis()));
     Capacity after = meter.measure(mp);
     log.info("node={} mountpath={} LRU evicted {} objects, {} bytes in {} passes, {} ms; used {}% -> {}% of {} bytes "
         + "(high {}%, low {}%){}", nodeId, mp, run.objects(), run.bytes(), run.passes(), run.took().toMillis(),
@@ -218,6 +227,10 @@ public final class SpaceManager implements AutoCloseable {
         after.capacityBytes(), cfg.highWatermark(), cfg.lowWatermark(), run.reachedLow() ? ""
             : "; low watermark not reached: the rest is local data or read within " + cfg.dontEvictWindow());
     return run;
+  }
+
+  private AtomicLong exhausted(Mountpath mp) {
+    return exhaustedAt.computeIfAbsent(mp, m -> new AtomicLong());
   }
 
   /** Writes pending access times now. */

@@ -22,4 +22,11 @@ public interface AccessRecorder {
 
   /** The object at {@code loc} was deleted or evicted: forget any access not yet persisted. */
   void removed(ObjectLocation loc);
+
+  /**
+   * The object moved from {@code from} to {@code to} (another mountpath): an access not yet persisted moves with it.
+   * The recorded access time is the mover's to carry.
+   */
+  default void moved(ObjectLocation from, ObjectLocation to) {
+  }
 }

@@ -2,15 +2,17 @@ package io.granary.target.storage;
 
 import io.granary.common.membership.MetadataFiles;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.stream.Stream;
 
 /**
  * The file-system operations storage code needs beyond java.nio: an atomic replacing move, durable directory
- * entries, and a tree delete.
+ * entries, a durable kernel copy, and a tree delete.
  *
  * <p>Durability: fsync of a file makes its bytes durable, not its name. A rename or a new directory becomes durable
  * only once its parent directory is fsynced; until then a power loss may undo it (ext4, xfs). Every commit path
@@ -49,6 +51,34 @@ public final class FileOps {
       Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (AtomicMoveNotSupportedException e) {
       Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  /**
+   * Copies {@code size} bytes of {@code src} from its start into {@code dst} at its position, in the kernel
+   * ({@code transferTo}: copy_file_range or sendfile on Linux), never through a heap buffer; then fsyncs
+   * {@code dst}. A source shorter than {@code size} is an error.
+   */
+  public static void copyDurably(FileChannel src, long size, FileChannel dst) throws IOException {
+    long done = 0;
+    while (done < size) {
+      long n = src.transferTo(done, size - done, dst);
+      if (n <= 0) {
+        if (src.size() < size) {
+          throw new IOException("source is " + src.size() + " bytes, expected " + size);
+        }
+        continue; // transferTo may return 0 before the end; the size check above ends a truly short source
+      }
+      done += n;
+    }
+    dst.force(true);
+  }
+
+  /** Copies the file {@code from} to the new file {@code to} with {@link #copyDurably}. */
+  public static void copyDurably(Path from, Path to) throws IOException {
+    try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ);
+        FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      copyDurably(in, in.size(), out);
     }
   }
 

@@ -35,9 +35,12 @@ public final class Mountpath implements AutoCloseable {
   private final MetaStore meta;
   private final MountpathUsage usage = new MountpathUsage();
   private final FileStore fileStore; // looked up once: the lookup reads the mount table, a statvfs does not
+  private final Object rootKey; // device and inode of the root at open: an unmounted disk shows another one
 
-  private Mountpath(Path root, FileChannel lockChannel, FileLock lock, MetaStore meta, FileStore fileStore) {
+  private Mountpath(Path root, FileChannel lockChannel, FileLock lock, MetaStore meta, FileStore fileStore,
+      Object rootKey) {
     this.root = root;
+    this.rootKey = rootKey;
     this.fileStore = fileStore;
     this.objectsDir = root.resolve("objects");
     this.lockChannel = lockChannel;
@@ -45,9 +48,21 @@ public final class Mountpath implements AutoCloseable {
     this.meta = meta;
   }
 
-  /** Locks the mountpath for this process and opens its metadata store. */
+  /** Locks the mountpath for this process and opens its metadata store, creating the directory if needed. */
   public static Mountpath open(Path root) throws IOException {
+    return open(root, true);
+  }
+
+  /**
+   * As {@link #open(Path)}; with {@code create} false a missing directory is an error: a mountpath this target used
+   * before that is gone now is a disk that did not come back, and an empty directory created in its place (on
+   * whatever file system holds the parent) would silently take its objects' place.
+   */
+  public static Mountpath open(Path root, boolean create) throws IOException {
     Path abs = root.toAbsolutePath().normalize();
+    if (!create && !Files.isDirectory(abs)) {
+      throw new java.nio.file.NoSuchFileException(abs.toString(), null, "mountpath directory is missing");
+    }
     Path sys = abs.resolve(".granary");
     FileOps.createDirectories(sys);
     FileOps.createDirectories(abs.resolve("objects"));
@@ -67,7 +82,8 @@ public final class Mountpath implements AutoCloseable {
     }
     try {
       FileStore fileStore = Files.getFileStore(abs);
-      return new Mountpath(abs, ch, lock, MetaStore.open(sys.resolve("meta")), fileStore);
+      Object rootKey = Files.readAttributes(abs, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+      return new Mountpath(abs, ch, lock, MetaStore.open(sys.resolve("meta")), fileStore, rootKey);
     } catch (IOException e) {
       lock.release();
       ch.close();
@@ -82,6 +98,14 @@ public final class Mountpath implements AutoCloseable {
   /** The path string HRW hashes to place objects on this mountpath. */
   public String id() {
     return root.toString();
+  }
+
+  /**
+   * The root directory's identity (device and inode on Unix; may be null where the platform has none) when it was
+   * opened. A root that now has another one was replaced: renamed away, or its disk unmounted.
+   */
+  public Object rootKey() {
+    return rootKey;
   }
 
   public MetaStore meta() {
@@ -124,11 +148,18 @@ public final class Mountpath implements AutoCloseable {
     return fileStore.getUsableSpace();
   }
 
+  /** Closes the metadata store (waiting for calls in progress) and releases the lock. Idempotent. */
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
+    if (!lockChannel.isOpen()) {
+      return;
+    }
     meta.close();
-    lock.release();
-    lockChannel.close();
+    try {
+      lock.release();
+    } finally {
+      lockChannel.close();
+    }
   }
 
   @Override

@@ -1,46 +1,46 @@
 package io.granary.target.storage;
 
 import io.granary.clustermap.bucket.BucketProps;
-import io.granary.clustermap.bucket.NameOrder;
 import io.granary.clustermap.hrw.PlacementKey;
-import io.granary.clustermap.hrw.Rendezvous;
 import io.granary.common.error.InsufficientStorageException;
-import io.granary.common.error.InternalErrorException;
-import io.granary.common.listing.Checksum;
 import io.granary.common.listing.ListPage;
-import io.granary.common.listing.ObjectEntry;
-import io.granary.target.meta.MetaStore;
 import io.granary.target.meta.CommitIntent;
+import io.granary.target.meta.MetaStore;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.TreeMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
+import java.util.function.BiConsumer;
 import java.util.function.LongPredicate;
-import java.util.stream.Stream;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The objects of one target across its mountpaths: where each lives (HRW over mountpaths with the object's
- * placement digest), how it is written, read, deleted and listed.
+ * The objects of one target across its mountpaths: where each lives (HRW over the available mountpaths with the
+ * object's placement digest), how it is written, read, deleted and listed.
  *
  * <p>Commit protocol, crash-safe at every step: (1) the body is in a fsynced work file; (2) a commit intent is
  * written to RocksDB with sync; (3) under the object's write lock the work file is renamed over the object file
  * and the metadata published, dropping the intent. A crash after (2) is finished at the next start by
- * {@link #recover}; before (2) the work file is simply removed. Readers take the read lock to pair metadata with
+ * {@link Recovery}; before (2) the work file is simply removed. Readers take the read lock to pair metadata with
  * the file it describes.
+ *
+ * <p>Mountpaths change at run time ({@link #updateMountpaths}: attach, detach, disable). While objects move to their
+ * new HRW mountpath a copy may be elsewhere, so a lookup that misses on the HRW mountpath looks on every other
+ * readable one and takes the newest copy (point reads; an HRW hit costs what it always did). A commit removes older
+ * copies of its object on other mountpaths, a delete removes every copy, a listing names each object once.
  */
 public final class ObjectStore implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ObjectStore.class);
@@ -53,16 +53,16 @@ public final class ObjectStore implements AutoCloseable {
   });
 
   private final String nodeId;
-  private final List<Mountpath> mountpaths;
-  private final Rendezvous<Mountpath> hrw;
+  private final MountpathRegistry registry;
+  private final Copies copies; // an object's copies across the readable mountpaths
+  private final CommitProtocol commits; // steps 2 and 3 of every commit
+  private final Map<Mountpath, List<CommitIntent>> recovered = new IdentityHashMap<>(); // registry's lock
   private final NameLocks locks = new NameLocks();
   private final long reserveBytes;
   private final AtomicLong workSeq = new AtomicLong();
   private final String pidHex = Long.toHexString(ProcessHandle.current().pid());
   private volatile SpaceGuard spaceGuard = SpaceGuard.NONE;         // capacity policy beyond the reserve
   private volatile AccessRecorder accessRecorder = AccessRecorder.NONE; // access times, kept apart from metadata
-  private DirectorySync directorySync = FileOps::syncDirectory; // makes a rename durable; tests observe it
-  private volatile CommitListener commitListener = CommitListener.NONE; // hands on writes this target does not own
 
   /** Makes the entries of a directory durable (fsync of the directory). */
   @FunctionalInterface
@@ -70,28 +70,60 @@ public final class ObjectStore implements AutoCloseable {
     void sync(Path dir) throws IOException;
   }
 
-  private ObjectStore(String nodeId, List<Mountpath> mountpaths, long reserveBytes) {
+  private ObjectStore(String nodeId, long reserveBytes) {
     this.nodeId = nodeId;
-    this.mountpaths = List.copyOf(mountpaths);
-    this.hrw = Rendezvous.unweighted(this.mountpaths, Mountpath::id);
     this.reserveBytes = reserveBytes;
+    this.registry = new MountpathRegistry(nodeId, new MountpathRegistry.Preparer() {
+      @Override
+      public void prepare(Mountpath mp) throws IOException {
+        ObjectStore.this.prepare(mp);
+      }
+
+      @Override
+      public void prepared(MountpathSet set) throws IOException {
+        removeOlderCopiesOfRecovered(set);
+      }
+    });
+    this.copies = new Copies(nodeId, registry);
+    this.commits = new CommitProtocol(registry, copies, locks, this::remove);
   }
 
   /**
-   * Opens the mountpaths, finishes commits a crash interrupted, and removes leftover work files.
+   * Opens the store over mountpaths that are all available, finishes commits a crash interrupted, and removes
+   * leftover work files.
    *
    * @param reserveBytes free space each mountpath keeps; a PUT that would eat into it gets 507
    */
   public static ObjectStore open(String nodeId, List<Mountpath> mountpaths, long reserveBytes) throws IOException {
-    ObjectStore store = new ObjectStore(nodeId, mountpaths, reserveBytes);
-    for (Mountpath mp : mountpaths) {
-      store.recover(mp);
-      long started = System.nanoTime();
-      mp.usage().setObjects(mp.meta().sizeOfPrefix("")); // from here on, every change adjusts the counter
-      log.debug("node={} mountpath={} holds {} object bytes (counted in {} ms)", nodeId, mp,
-          mp.usage().objectBytes(), (System.nanoTime() - started) / 1_000_000);
-    }
+    return open(nodeId, MountpathSet.allAvailable(mountpaths), reserveBytes);
+  }
+
+  /** Opens the store over {@code mountpaths} in their states; every readable one is recovered first. */
+  public static ObjectStore open(String nodeId, MountpathSet mountpaths, long reserveBytes) throws IOException {
+    ObjectStore store = new ObjectStore(nodeId, reserveBytes);
+    store.registry.init(mountpaths);
     return store;
+  }
+
+  /** Recovers a mountpath and counts what it holds, before reads can see it. */
+  private void prepare(Mountpath mp) throws IOException {
+    List<CommitIntent> finished = Recovery.recover(nodeId, mp);
+    if (!finished.isEmpty()) {
+      recovered.put(mp, finished);
+    }
+    long started = System.nanoTime();
+    MetaStore.Totals t = mp.meta().totals("");
+    mp.usage().setObjects(t.objects(), t.bytes()); // from here on, every change adjusts the counters
+    log.debug("node={} mountpath={} holds {} objects, {} bytes (counted in {} ms)", nodeId, mp, t.objects(),
+        t.bytes(), (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /** Older copies elsewhere of the objects whose commits recovery finished, once every mountpath is prepared. */
+  private void removeOlderCopiesOfRecovered(MountpathSet set) throws IOException {
+    for (Map.Entry<Mountpath, List<CommitIntent>> e : recovered.entrySet()) {
+      Recovery.removeOlderCopies(nodeId, e.getKey(), e.getValue(), set.readable());
+    }
+    recovered.clear();
   }
 
   /** Installs the capacity policy {@link #beginPut} applies after the reserve check. */
@@ -104,15 +136,50 @@ public final class ObjectStore implements AutoCloseable {
     this.accessRecorder = recorder == null ? AccessRecorder.NONE : recorder;
   }
 
+  /** Installs what is told of I/O errors on a mountpath in a request's path (the health checker). */
+  public void setFaultListener(FaultListener listener) {
+    copies.setFaultListener(listener);
+  }
+
+  /** Installs what is told of an object committed off its HRW mountpath (the resilver). */
+  public void setMisplacedListener(MisplacedListener listener) {
+    commits.setMisplacedListener(listener);
+  }
+
   SpaceGuard spaceGuard() {
     return spaceGuard;
   }
 
-  public List<Mountpath> mountpaths() {
-    return mountpaths;
+  /** The mountpaths now: their states, which take new objects, which are read. */
+  public MountpathSet mountpathSet() {
+    return registry.current();
   }
 
-  String nodeId() {
+  /** The mountpaths reads look on now (available, attaching, detaching): a snapshot. */
+  public List<Mountpath> mountpaths() {
+    return registry.current().readable();
+  }
+
+  /**
+   * Changes the mountpaths: {@code change} maps the current set to the next. A mountpath that becomes readable is
+   * recovered and counted first. Background threads only.
+   */
+  public MountpathSet updateMountpaths(UnaryOperator<MountpathSet> change) throws IOException {
+    return registry.update(change);
+  }
+
+  /** Called with (old, new) after every change of the mountpaths. */
+  public void onMountpathsChanged(BiConsumer<MountpathSet, MountpathSet> listener) {
+    registry.onChange(listener);
+  }
+
+  /** Closes a mountpath no longer read (detached, or disabled), once calls still using it are done. */
+  public void release(Mountpath mp) throws IOException {
+    registry.release(mp);
+  }
+
+  /** The id of the target this store belongs to (for log lines). */
+  public String nodeId() {
     return nodeId;
   }
 
@@ -120,10 +187,10 @@ public final class ObjectStore implements AutoCloseable {
     return log;
   }
 
-  /** Where {@code name} of {@code bucket} lives on this target. */
+  /** Where {@code name} of {@code bucket} lives on this target: its HRW mountpath. 503 with no mountpath. */
   public ObjectLocation locate(BucketProps bucket, String name) {
     long digest = PlacementKey.digest(bucket.bucket(), name);
-    Mountpath mp = hrw.pick(digest);
+    Mountpath mp = registry.current().pick(digest);
     byte[] h = SHA256.get().digest(name.getBytes(StandardCharsets.UTF_8));
     String hex = HexFormat.of().formatHex(h);
     // One Path.of of a built string: this runs on every request, and each resolve() re-normalizes.
@@ -143,8 +210,8 @@ public final class ObjectStore implements AutoCloseable {
 
   /** The object's metadata, or null when absent. Cheap enough for the event loop. */
   public ObjectMeta stat(BucketProps bucket, String name) throws IOException {
-    ObjectLocation loc = locate(bucket, name);
-    return loc.mountpath().meta().get(loc.key());
+    Copies.Copy c = copies.find(locate(bucket, name));
+    return c == null ? null : c.meta();
   }
 
   /** Opens the object for reading, or returns null when absent. */
@@ -153,21 +220,27 @@ public final class ObjectStore implements AutoCloseable {
     Lock read = locks.forDigest(loc.digest()).readLock();
     read.lock();
     try {
-      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
-      if (meta == null) {
+      Copies.Copy c = copies.find(loc);
+      if (c == null) {
         return null;
       }
-      try {
-        StoredObject obj = new StoredObject(meta, FileChannel.open(loc.file(), StandardOpenOption.READ));
-        accessRecorder.accessed(loc);
-        return obj;
-      } catch (NoSuchFileException e) {
-        log.error("node={} bucket={} object={}: metadata present but file {} is missing", nodeId,
-            bucket.bucket(), name, loc.file());
-        throw new InternalErrorException("object '" + name + "' has metadata but no content on " + nodeId, e);
-      }
+      StoredObject obj = new StoredObject(c.meta(), openFile(c, bucket, name));
+      accessRecorder.accessed(c.location());
+      return obj;
     } finally {
       read.unlock();
+    }
+  }
+
+  /** Opens a copy's file for reading; a missing or unreadable file is a mountpath fault (503). */
+  FileChannel openFile(Copies.Copy c, BucketProps bucket, String name) throws IOException {
+    try {
+      return FileChannel.open(c.location().file(), StandardOpenOption.READ);
+    } catch (IOException e) {
+      // WARN per object: the mountpath's health check decides, and logs once at ERROR, whether the disk failed
+      log.warn("node={} mountpath={} bucket={} object={}: metadata present but file {} cannot be opened: {}",
+          nodeId, c.location().mountpath(), bucket.bucket(), name, c.location().file(), e.toString());
+      throw copies.unavailable(c.location().mountpath(), e);
     }
   }
 
@@ -179,7 +252,12 @@ public final class ObjectStore implements AutoCloseable {
     ObjectLocation loc = locate(bucket, name);
     checkSpace(loc, options.declaredLength());
     Path work = newWorkFile(loc);
-    FileChannel ch = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    FileChannel ch;
+    try {
+      ch = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw copies.unavailable(loc.mountpath(), e);
+    }
     return new PutOperation(this, loc, work, ch, options);
   }
 
@@ -235,52 +313,23 @@ public final class ObjectStore implements AutoCloseable {
    * lock so readers never wait for it.
    */
   void commit(CommitIntent intent, ObjectLocation loc) throws IOException {
-    commit(intent, loc, null);
+    commits.commit(intent, loc, null);
   }
 
   /**
-   * The commit protocol, when {@code condition} (null: always) accepts the copy this target holds under the
-   * object's write lock. A refused commit removes the work file and changes nothing.
+   * The commit protocol, when {@code condition} (null: always) accepts the newest copy this target holds under the
+   * object's write lock ({@link CommitProtocol}).
    *
    * @return whether the work file was committed
    */
   boolean commit(CommitIntent intent, ObjectLocation loc, CommitCondition condition) throws IOException {
-    Mountpath mp = loc.mountpath();
-    mp.meta().putIntent(intent);
-    Path work = mp.root().resolve(intent.workFile());
-    try {
-      FileOps.createDirectories(loc.file().getParent());
-      Lock write = locks.forDigest(loc.digest()).writeLock();
-      write.lock();
-      try {
-        ObjectMeta old = mp.meta().get(loc.key());
-        if (condition != null && !condition.accept(old)) {
-          mp.meta().dropIntent(intent.workFile());
-          Files.deleteIfExists(work);
-          return false;
-        }
-        FileOps.moveReplacing(work, loc.file());
-        mp.meta().publish(intent.key(), intent.meta());
-        mp.usage().addObjects(intent.meta().size() - (old == null ? 0 : old.size()));
-      } finally {
-        write.unlock();
-      }
-    } catch (IOException | RuntimeException e) {
-      if (Files.exists(work)) { // rename did not happen: the intent must not complete it later
-        mp.meta().dropIntent(intent.workFile());
-      }
-      throw e;
-    }
-    directorySync.sync(loc.file().getParent());
-    mp.meta().dropIntent(intent.workFile());
-    commitListener.committed(loc, intent.meta());
-    return true;
+    return commits.commit(intent, loc, condition);
   }
 
   /** Decides, under the object's write lock, whether a commit may replace the copy this target holds. */
   @FunctionalInterface
   public interface CommitCondition {
-    /** @param current the object's metadata now, or null when there is none */
+    /** @param current the object's newest metadata now, on any readable mountpath, or null when there is none */
     boolean accept(ObjectMeta current) throws IOException;
   }
 
@@ -294,11 +343,15 @@ public final class ObjectStore implements AutoCloseable {
 
   /** Installs what is told of every commit (the rebalancer: a write this target does not own is handed on). */
   public void setCommitListener(CommitListener listener) {
-    this.commitListener = listener == null ? CommitListener.NONE : listener;
+    commits.setCommitListener(listener);
   }
 
   NameLocks locks() {
     return locks;
+  }
+
+  Copies copies() {
+    return copies;
   }
 
   AccessRecorder accessRecorder() {
@@ -307,20 +360,21 @@ public final class ObjectStore implements AutoCloseable {
 
   /** Replaces how directories are synced after a commit's rename (tests check the order of the steps). */
   void directorySync(DirectorySync sync) {
-    this.directorySync = sync;
+    commits.directorySync(sync);
   }
 
-  /** Deletes the object; false when it did not exist. Disk executor only. */
+  /** Deletes the object, every copy of it; false when it did not exist. Disk executor only. */
   public boolean delete(BucketProps bucket, String name) throws IOException {
     ObjectLocation loc = locate(bucket, name);
     Lock write = locks.forDigest(loc.digest()).writeLock();
     write.lock();
     try {
-      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
+      ObjectMeta meta = copies.metaOn(loc.mountpath(), loc.key());
+      boolean elsewhere = copies.removeOthers(loc, m -> true, this::remove);
       if (meta == null) {
-        return false;
+        return elsewhere;
       }
-      remove(loc, meta);
+      removeOrFail(loc, meta);
       return true;
     } finally {
       write.unlock();
@@ -330,8 +384,9 @@ public final class ObjectStore implements AutoCloseable {
   /**
    * Evicts a cached copy the caller picked from a metadata scan, unless it changed since: deleted only when its
    * mtime is still {@code mtime} (not overwritten) and {@code idle} accepts its current access time (not read
-   * since). Takes the object's write lock; a reader that already opened the file keeps reading it (unlink leaves
-   * open descriptors valid). Background threads only.
+   * since). Older copies on other mountpaths go with it, so none of them shows through. Takes the object's write
+   * lock; a reader that already opened the file keeps reading it (unlink leaves open descriptors valid). Background
+   * threads only.
    *
    * @param idle given the object's latest access time (epoch ms, 0 when none recorded), whether to evict it
    * @return bytes freed, or -1 when the object was left alone
@@ -345,16 +400,26 @@ public final class ObjectStore implements AutoCloseable {
         return -1;
       }
       remove(loc, meta);
+      copies.removeOthers(loc, m -> m.mtime() <= mtime, this::remove);
       return meta.size();
     } finally {
       write.unlock();
     }
   }
 
+  /** {@link #remove}, reporting an I/O error on the copy's mountpath (503). Caller holds the write lock. */
+  void removeOrFail(ObjectLocation loc, ObjectMeta meta) throws IOException {
+    try {
+      remove(loc, meta);
+    } catch (IOException e) {
+      throw copies.unavailable(loc.mountpath(), e);
+    }
+  }
+
   /** Drops an object's metadata, access time and file. Caller holds the write lock. */
   void remove(ObjectLocation loc, ObjectMeta meta) throws IOException {
     loc.mountpath().meta().delete(loc.key()); // metadata first: a crash now leaves an unreferenced file, not a dangling record
-    loc.mountpath().usage().addObjects(-meta.size());
+    loc.mountpath().usage().addObjects(-1, -meta.size());
     accessRecorder.removed(loc);
     Files.deleteIfExists(loc.file());
   }
@@ -366,38 +431,25 @@ public final class ObjectStore implements AutoCloseable {
   public ListPage list(BucketProps bucket, String prefix, String startAfter, String delimiter, int limit)
       throws IOException {
     String bp = bucketPrefix(bucket);
-    TreeMap<String, ObjectEntry> items = new TreeMap<>(NameOrder.INSTANCE); // null value: a common prefix
-    for (Mountpath mp : mountpaths) {
-      for (MetaStore.ListedKey k : mp.meta().list(bp + prefix, startAfter == null ? null : bp + startAfter,
-          delimiter, limit)) {
-        String name = k.key().substring(bp.length());
-        ObjectMeta m = k.meta();
-        items.put(name, m == null ? null : new ObjectEntry(name, m.size(), new Checksum(m.checksumType(),
-            m.checksum()), m.effectiveEtag(), m.mtime()));
+    MergedListing merged = new MergedListing(bp);
+    for (Mountpath mp : registry.current().readable()) {
+      try {
+        merged.add(mp.meta().list(bp + prefix, startAfter == null ? null : bp + startAfter, delimiter, limit));
+      } catch (IOException e) {
+        if (registry.current().isReadable(mp)) {
+          throw copies.unavailable(mp, e);
+        } // else it left while listed: its objects are not read any more
       }
     }
-    List<ObjectEntry> entries = new ArrayList<>();
-    List<String> prefixes = new ArrayList<>();
-    int n = 0;
-    for (var e : items.entrySet()) {
-      if (n++ == limit) {
-        break;
-      }
-      if (e.getValue() == null) {
-        prefixes.add(e.getKey());
-      } else {
-        entries.add(e.getValue());
-      }
-    }
-    return new ListPage(entries, prefixes, null);
+    return merged.page(limit);
   }
 
   /** Removes every object of a bucket incarnation: metadata at once, files via the trash directory. */
   public void destroyBucket(BucketProps bucket) throws IOException {
-    for (Mountpath mp : mountpaths) {
-      long bytes = mp.meta().sizeOfPrefix(bucketPrefix(bucket));
+    for (Mountpath mp : registry.current().readable()) {
+      MetaStore.Totals t = mp.meta().totals(bucketPrefix(bucket));
       mp.meta().deletePrefix(bucketPrefix(bucket));
-      mp.usage().addObjects(-bytes);
+      mp.usage().addObjects(-t.objects(), -t.bytes());
       Path dir = bucketDir(mp, bucket);
       if (Files.exists(dir)) {
         Path trash = mp.trashDir().resolve(bucket.bucket().name() + "." + bucket.id() + "." + System.nanoTime());
@@ -408,52 +460,9 @@ public final class ObjectStore implements AutoCloseable {
     log.info("node={} bucket={} destroyed local data of bucket id {}", nodeId, bucket.bucket(), bucket.id());
   }
 
-  /** Finishes interrupted commits, then removes work files and trash a dead process left behind. */
-  private void recover(Mountpath mp) throws IOException {
-    int finished = 0;
-    for (CommitIntent intent : mp.meta().intents()) {
-      Path work = mp.root().resolve(intent.workFile());
-      Path file = mp.root().resolve(intent.objectFile());
-      if (Files.exists(work)) {
-        FileOps.createDirectories(file.getParent());
-        FileOps.moveReplacing(work, file);
-      }
-      if (Files.isDirectory(file.getParent())) {
-        FileOps.syncDirectory(file.getParent()); // the rename may be ours, or one a power loss could still undo
-      }
-      mp.meta().completeIntent(intent);
-      finished++;
-    }
-    int removed = 0;
-    try (Stream<Path> work = Files.list(mp.workDir())) {
-      for (Path p : (Iterable<Path>) work::iterator) {
-        Files.deleteIfExists(p);
-        removed++;
-      }
-    }
-    try (Stream<Path> trash = Files.list(mp.trashDir())) {
-      for (Path p : (Iterable<Path>) trash::iterator) {
-        FileOps.deleteTree(p);
-      }
-    }
-    if (finished > 0 || removed > 0) {
-      log.info("node={} mountpath={} recovered: finished {} interrupted commits, removed {} stale work files",
-          nodeId, mp, finished, removed);
-    }
-  }
-
-
-
   @Override
   public void close() throws IOException {
-    IOException first = null;
-    for (Mountpath mp : mountpaths) {
-      try {
-        mp.close();
-      } catch (IOException e) {
-        first = first == null ? e : first;
-      }
-    }
+    IOException first = registry.closeAll();
     if (first != null) {
       throw first;
     }

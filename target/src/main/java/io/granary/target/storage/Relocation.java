@@ -5,12 +5,8 @@ import io.granary.target.meta.MetaStore;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,25 +54,17 @@ public final class Relocation {
     Lock read = store.locks().forDigest(loc.digest()).readLock();
     read.lock();
     try {
-      ObjectMeta meta = loc.mountpath().meta().get(loc.key());
-      if (meta == null) {
-        return null;
-      }
-      try {
-        return new StoredObject(meta, FileChannel.open(loc.file(), StandardOpenOption.READ));
-      } catch (NoSuchFileException e) {
-        throw new IOException("object '" + name + "' of " + bucket.bucket() + " has metadata but no file " + loc.file(),
-            e);
-      }
+      Copies.Copy c = store.copies().find(loc);
+      return c == null ? null : new StoredObject(c.meta(), store.openFile(c, bucket, name));
     } finally {
       read.unlock();
     }
   }
 
-  /** The recorded access time of an object (epoch ms), or 0. */
+  /** The recorded access time of an object (epoch ms) where its copy is, or 0. */
   public long atime(BucketProps bucket, String name) throws IOException {
-    ObjectLocation loc = store.locate(bucket, name);
-    return loc.mountpath().meta().atime(loc.key());
+    Copies.Copy c = store.copies().find(store.locate(bucket, name));
+    return c == null ? 0 : c.location().mountpath().meta().atime(c.location().key());
   }
 
   /**
@@ -121,7 +109,7 @@ public final class Relocation {
    * @return whether it was removed
    */
   public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
-    return removeIf(bucket, name, sent::equals);
+    return removeCopies(bucket, name, sent::equals);
   }
 
   /** A copy that was sent and that its owner now holds: to be removed here if unchanged. */
@@ -132,43 +120,42 @@ public final class Relocation {
    * Removes the copies that were sent, each only if it is still the version sent, with one synced metadata write per
    * mountpath for them all rather than one per object: a rebalance walk removes what a batch moved this way. The
    * objects' locks are held (taken in stripe order, so two such removals cannot deadlock) from the check until their
-   * files are gone. Disk executor or a rebalance thread only.
+   * files are gone. A copy not on its HRW mountpath (a resilver is moving it) is removed on its own. Rebalance
+   * threads only.
    *
    * @return how many were removed
    */
   public int removeSent(List<Sent> sent) throws IOException {
-    Map<Mountpath, List<ObjectLocation>> byMountpath = new LinkedHashMap<>();
-    Map<ObjectLocation, ObjectMeta> expected = new HashMap<>();
     TreeMap<Integer, ReentrantReadWriteLock> stripes = new TreeMap<>();
     for (Sent s : sent) {
-      ObjectLocation loc = store.locate(s.bucket(), s.name());
-      byMountpath.computeIfAbsent(loc.mountpath(), m -> new ArrayList<>()).add(loc);
-      expected.put(loc, s.meta());
-      stripes.put(store.locks().stripe(loc.digest()), store.locks().forDigest(loc.digest()));
+      long digest = store.locate(s.bucket(), s.name()).digest();
+      stripes.put(store.locks().stripe(digest), store.locks().forDigest(digest));
     }
     stripes.values().forEach(l -> l.writeLock().lock());
     try {
+      Map<Mountpath, List<Copies.Copy>> byMountpath = new LinkedHashMap<>();
+      List<Sent> oneByOne = new ArrayList<>();
+      for (Sent s : sent) {
+        ObjectLocation loc = store.locate(s.bucket(), s.name());
+        ObjectMeta now = store.copies().metaOn(loc.mountpath(), loc.key());
+        if (now != null && now.equals(s.meta())) {
+          byMountpath.computeIfAbsent(loc.mountpath(), m -> new ArrayList<>()).add(new Copies.Copy(loc, now));
+        } else {
+          oneByOne.add(s);
+        }
+      }
       int removed = 0;
-      for (Map.Entry<Mountpath, List<ObjectLocation>> e : byMountpath.entrySet()) {
-        List<ObjectLocation> gone = new ArrayList<>();
-        List<String> keys = new ArrayList<>();
-        for (ObjectLocation loc : e.getValue()) {
-          ObjectMeta now = e.getKey().meta().get(loc.key());
-          if (now != null && now.equals(expected.get(loc))) {
-            gone.add(loc);
-            keys.add(loc.key());
-          }
+      for (Map.Entry<Mountpath, List<Copies.Copy>> e : byMountpath.entrySet()) {
+        e.getKey().meta().deleteAll(e.getValue().stream().map(c -> c.location().key()).toList());
+        for (Copies.Copy c : e.getValue()) { // metadata first, as for one object: a crash leaves files, not records
+          c.location().mountpath().usage().addObjects(-1, -c.meta().size());
+          store.accessRecorder().removed(c.location());
+          Files.deleteIfExists(c.location().file());
         }
-        if (keys.isEmpty()) {
-          continue;
-        }
-        e.getKey().meta().deleteAll(keys); // metadata first, as for one object: a crash leaves files, not records
-        for (ObjectLocation loc : gone) {
-          loc.mountpath().usage().addObjects(-expected.get(loc).size());
-          store.accessRecorder().removed(loc);
-          Files.deleteIfExists(loc.file());
-        }
-        removed += gone.size();
+        removed += e.getValue().size();
+      }
+      for (Sent s : oneByOne) {
+        removed += removeSent(s.bucket(), s.name(), s.meta()) ? 1 : 0; // the locks are reentrant
       }
       return removed;
     } finally {
@@ -183,21 +170,22 @@ public final class Relocation {
    * @return whether a copy was removed
    */
   public boolean removeOlderThan(BucketProps bucket, String name, long deletedAt) throws IOException {
-    return removeIf(bucket, name, now -> now.mtime() <= deletedAt);
+    return removeCopies(bucket, name, m -> m.mtime() <= deletedAt);
   }
 
-  /** Removes the object, under its write lock, when there is one and {@code test} accepts it as it is now. */
-  private boolean removeIf(BucketProps bucket, String name, Predicate<ObjectMeta> test) throws IOException {
+  /** Removes the copies of the object, on any readable mountpath, whose record {@code which} accepts. */
+  private boolean removeCopies(BucketProps bucket, String name, Predicate<ObjectMeta> which) throws IOException {
     ObjectLocation loc = store.locate(bucket, name);
     Lock write = store.locks().forDigest(loc.digest()).writeLock();
     write.lock();
     try {
-      ObjectMeta now = loc.mountpath().meta().get(loc.key());
-      if (now == null || !test.test(now)) {
-        return false;
+      boolean removed = false;
+      ObjectMeta now = store.copies().metaOn(loc.mountpath(), loc.key());
+      if (now != null && which.test(now)) {
+        store.removeOrFail(loc, now);
+        removed = true;
       }
-      store.remove(loc, now);
-      return true;
+      return store.copies().removeOthers(loc, which, store::remove) || removed;
     } finally {
       write.unlock();
     }
@@ -209,10 +197,17 @@ public final class Relocation {
     loc.mountpath().meta().column(TOMBSTONES).put(loc.key(), ByteBuffer.allocate(8).putLong(at).array());
   }
 
-  /** When the object was deleted while objects moved (epoch ms), or 0. */
+  /**
+   * When the object was deleted while objects moved (epoch ms), or 0: the latest tombstone on any readable mountpath
+   * (the HRW mountpath the delete wrote it on may have changed since).
+   */
   long tombstone(ObjectLocation loc) throws IOException {
-    byte[] v = loc.mountpath().meta().column(TOMBSTONES).get(loc.key());
-    return v == null || v.length != 8 ? 0 : ByteBuffer.wrap(v).getLong();
+    long latest = 0;
+    for (Mountpath mp : store.mountpaths()) {
+      byte[] v = mp.meta().column(TOMBSTONES).get(loc.key());
+      latest = v == null || v.length != 8 ? latest : Math.max(latest, ByteBuffer.wrap(v).getLong());
+    }
+    return latest;
   }
 
   /** Forgets every tombstone: once every object is on its owner, no moved copy can arrive any more. */

@@ -9,7 +9,7 @@ import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.ChecksumMismatchException;
 import io.granary.common.error.IncompleteBodyException;
 import io.granary.common.error.InsufficientStorageException;
-import io.granary.common.error.InternalErrorException;
+import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.listing.ObjectEntry;
 import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
@@ -399,10 +399,15 @@ class ObjectStoreTest {
   }
 
   @Test
-  void open_metadataWithoutFile_isInternalError() throws IOException {
+  void open_metadataWithoutFile_isUnavailableAndTheMountpathIsChecked() throws IOException {
     put("x", data("abc"));
-    Files.delete(store.locate(BUCKET, "x").file());
-    assertThatThrownBy(() -> store.open(BUCKET, "x")).isInstanceOf(InternalErrorException.class);
+    ObjectLocation loc = store.locate(BUCKET, "x");
+    List<Mountpath> suspects = new ArrayList<>();
+    store.setFaultListener((mp, e) -> suspects.add(mp));
+    Files.delete(loc.file());
+    assertThatThrownBy(() -> store.open(BUCKET, "x")).isInstanceOf(ServiceUnavailableException.class)
+        .hasMessageContaining(loc.mountpath().toString());
+    assertThat(suspects).containsExactly(loc.mountpath());
   }
 
   // ---------------------------------------------------------------- list, destroy

@@ -1,0 +1,119 @@
+package io.granary.target.storage;
+
+import io.granary.target.meta.CommitIntent;
+import io.granary.target.meta.ObjectMeta;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * Steps (2) and (3) of the commit protocol (see {@link ObjectStore}), the one way every object version is committed:
+ * PUT, multipart completion, CopyObject, cold GET, a copy moved from another target (rebalance) or another
+ * mountpath (resilver). Disk executor only.
+ *
+ * <p>The intent is dropped only after the object's directory is fsynced: a rename is durable only then, and an
+ * intent that outlives a power loss is what finishes an undone rename at the next start. Publishing the metadata and
+ * dropping the intent are separate writes for that reason, and the directory sync runs outside the object's lock so
+ * readers never wait for it.
+ *
+ * <p>A committed version removes the copies of its object on other mountpaths that are not newer (a copy waiting to
+ * move, or the source of the move itself), under the same lock, so readers never see an older version come back.
+ */
+final class CommitProtocol {
+  private final MountpathRegistry registry;
+  private final Copies copies;
+  private final NameLocks locks;
+  private final Copies.Remover remover;
+  private volatile ObjectStore.DirectorySync directorySync = FileOps::syncDirectory; // tests observe it
+  private volatile ObjectStore.CommitListener commitListener = ObjectStore.CommitListener.NONE; // handoffs
+  private volatile MisplacedListener misplacedListener = MisplacedListener.NONE; // resilver: a late commit
+
+  CommitProtocol(MountpathRegistry registry, Copies copies, NameLocks locks, Copies.Remover remover) {
+    this.registry = registry;
+    this.copies = copies;
+    this.locks = locks;
+    this.remover = remover;
+  }
+
+  void setCommitListener(ObjectStore.CommitListener listener) {
+    this.commitListener = listener == null ? ObjectStore.CommitListener.NONE : listener;
+  }
+
+  void setMisplacedListener(MisplacedListener listener) {
+    this.misplacedListener = listener == null ? MisplacedListener.NONE : listener;
+  }
+
+  void directorySync(ObjectStore.DirectorySync sync) {
+    this.directorySync = sync;
+  }
+
+  /**
+   * Commits the intent's work file as the object's version on {@code loc}'s mountpath, when {@code condition} (null:
+   * always) accepts the newest copy held now. A refused commit removes the work file and changes nothing.
+   *
+   * @return whether the work file was committed
+   */
+  boolean commit(CommitIntent intent, ObjectLocation loc, ObjectStore.CommitCondition condition) throws IOException {
+    Mountpath mp = loc.mountpath();
+    Path work = mp.root().resolve(intent.workFile());
+    try {
+      mp.meta().putIntent(intent);
+      createObjectDirectories(mp, loc.file().getParent());
+      Lock write = locks.forDigest(loc.digest()).writeLock();
+      write.lock();
+      try {
+        ObjectMeta old = mp.meta().get(loc.key());
+        if (condition != null && !condition.accept(copies.newest(loc, old))) {
+          mp.meta().dropIntent(intent.workFile());
+          Files.deleteIfExists(work);
+          return false;
+        }
+        FileOps.moveReplacing(work, loc.file());
+        mp.meta().publish(intent.key(), intent.meta());
+        mp.usage().addObjects(old == null ? 1 : 0, intent.meta().size() - (old == null ? 0 : old.size()));
+        copies.removeOthers(loc, m -> m.mtime() <= intent.meta().mtime(), remover);
+      } finally {
+        write.unlock();
+      }
+    } catch (IOException e) {
+      dropUnrenamed(mp, intent, work);
+      throw copies.unavailable(mp, e);
+    } catch (RuntimeException e) {
+      dropUnrenamed(mp, intent, work);
+      throw e;
+    }
+    directorySync.sync(loc.file().getParent());
+    mp.meta().dropIntent(intent.workFile());
+    commitListener.committed(loc, intent.meta());
+    MountpathSet now = registry.current();
+    if (!now.isAvailable(mp) || now.available().size() > 1 && now.pick(loc.digest()) != mp) {
+      misplacedListener.misplaced(loc); // the mountpaths changed while it was written: it belongs elsewhere now
+    }
+    return true;
+  }
+
+  /** After a failed commit: an intent whose rename did not happen must not complete it at the next start. */
+  private static void dropUnrenamed(Mountpath mp, CommitIntent intent, Path work) {
+    if (Files.exists(work)) {
+      try {
+        mp.meta().dropIntent(intent.workFile());
+      } catch (IOException ignored) {
+        // the mountpath is failing; if it comes back, recovery commits this complete, fsynced version after all
+      }
+    }
+  }
+
+  /**
+   * Creates an object's directories below the mountpath's {@code objects/}, never that directory itself: when it is
+   * gone the mountpath's directory was renamed away or its disk unmounted, and creating it again would put objects on
+   * whatever file system is left in its place.
+   */
+  private static void createObjectDirectories(Mountpath mp, Path dir) throws IOException {
+    if (!Files.isDirectory(dir) && !Files.isDirectory(mp.objectsDir())) {
+      throw new NoSuchFileException(mp.objectsDir().toString(), null, "the mountpath's objects directory is gone");
+    }
+    FileOps.createDirectories(dir);
+  }
+}

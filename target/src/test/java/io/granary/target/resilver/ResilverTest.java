@@ -1,0 +1,235 @@
+package io.granary.target.resilver;
+
+import static io.granary.target.resilver.ResilverFixture.BUCKET;
+import static io.granary.target.resilver.ResilverFixture.content;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.granary.common.mountpath.MountpathsReport;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.multipart.Upload;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.MountpathState;
+import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.PutOptions;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ResilverTest {
+  @TempDir
+  Path tmp;
+  private ResilverFixture f;
+
+  @AfterEach
+  void close() throws IOException {
+    if (f != null) {
+      f.close();
+    }
+  }
+
+  private void awaitResilverDone() {
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+        .until(() -> MountpathsReport.Resilver.DONE.equals(f.resilverState().state()));
+  }
+
+  /** Every object is on its HRW mountpath and nowhere else, and reads back byte-exact. */
+  private void assertAllInPlace(List<String> names) throws IOException {
+    for (String n : names) {
+      Mountpath hrw = f.store.locate(BUCKET, n).mountpath();
+      assertThat(f.holders(n)).as("copies of %s", n).containsExactly(hrw);
+      assertThat(f.read(n)).as(n).isEqualTo(content(n));
+    }
+  }
+
+  private static long files(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return 0;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      return s.filter(Files::isRegularFile).count();
+    }
+  }
+
+  @Test
+  void attach_movesAboutAThirdToTheNewMountpath_everyObjectReadableAndExact() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    List<String> names = f.putMany(600);
+
+    f.admin.attach(f.path("mp3").toString());
+    awaitResilverDone();
+
+    MountpathsReport.Resilver r = f.resilverState();
+    assertThat(r.cause()).contains("attach");
+    assertThat(r.objectsMoved()).as("about 1/3 of 600 move").isBetween(150L, 250L);
+    assertThat(r.objectsToMove()).isEqualTo(r.objectsMoved());
+    assertThat(r.failed()).isZero();
+    assertThat(f.mountpath("mp3").usage().objectCount()).isEqualTo(r.objectsMoved());
+    assertAllInPlace(names);
+    assertThat(files(f.path("mp3").resolve("objects"))).isEqualTo(r.objectsMoved());
+    assertThat(files(f.path("mp1").resolve("objects")) + files(f.path("mp2").resolve("objects")))
+        .isEqualTo(600 - r.objectsMoved());
+  }
+
+  @Test
+  void detach_movesEveryObjectOff_thenReleasesTheMountpath() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2", "mp3");
+    List<String> names = f.putMany(300);
+    long onMp2 = f.mountpath("mp2").usage().objectCount();
+    Mountpath mp2 = f.mountpath("mp2");
+
+    f.admin.detach(f.path("mp2").toString());
+    assertThat(f.report().mountpaths()).filteredOn(m -> m.path().endsWith("mp2")).singleElement()
+        .satisfies(m -> assertThat(m.state()).isEqualTo("detaching"));
+    awaitResilverDone();
+
+    assertThat(f.resilverState().objectsMoved()).isEqualTo(onMp2);
+    assertThat(f.store.mountpathSet().entry(f.path("mp2"))).isEmpty();
+    assertThat(f.report().mountpaths()).extracting(MountpathsReport.Mountpath::path)
+        .doesNotContain(f.path("mp2").toString());
+    assertThat(files(f.path("mp2").resolve("objects"))).isZero();
+    assertAllInPlace(names);
+    await().atMost(Duration.ofSeconds(10)).until(() -> mp2.meta().isClosed()); // released: its disk may go
+  }
+
+  @Test
+  void detach_multipartUploadInProgress_movesWithItsObject() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    String name = null;
+    for (int i = 0; name == null; i++) {
+      if (f.store.locate(BUCKET, "upload-" + i).mountpath() == f.mountpath("mp1")) {
+        name = "upload-" + i;
+      }
+    }
+    Upload u = f.multipart.create(BUCKET, name, null, Map.of(), Map.of());
+    byte[] part = "part one".getBytes();
+    PutOperation op = f.store.beginPut(BUCKET, name, PutOptions.nativePut(part.length, List.of()));
+    var buf = Unpooled.copiedBuffer(part);
+    op.write(buf);
+    buf.release();
+    f.multipart.addPart(BUCKET, u, 1, op.finishStaged(), "md5-1");
+
+    f.admin.detach(f.path("mp1").toString());
+    awaitResilverDone();
+
+    assertThat(f.resilverState().uploadsMoved()).isEqualTo(1);
+    assertThat(f.multipart.require(BUCKET, name, u.uploadId())).isEqualTo(u);
+    assertThat(f.multipart.parts(BUCKET, u)).singleElement().satisfies(p -> assertThat(p.size()).isEqualTo(8));
+    assertThat(Files.exists(f.path("mp2").resolve("uploads").resolve(u.uploadId()))).isTrue();
+    assertThat(Files.exists(f.path("mp1").resolve("uploads").resolve(u.uploadId()))).isFalse();
+  }
+
+  @Test
+  void killedMidResilver_resumesFromTheMarker_nothingLostOrDuplicated() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    List<String> names = f.putMany(1500);
+    // The walk dies at its 300th move, in its second batch, as a kill leaves it: some of that batch moved, the
+    // marker still before it, the record saying the resilver did not finish.
+    f.moves = () -> new DyingPool(300);
+    f.restart("mp1", "mp2");
+    assertThat(f.resilverState().state()).as("the same flags: nothing to resilver")
+        .isEqualTo(MountpathsReport.Resilver.IDLE);
+    f.admin.attach(f.path("mp3").toString());
+    await().atMost(Duration.ofSeconds(60)).until(() -> f.resilverEnded());
+    assertThat(f.resilverState().state()).isEqualTo(MountpathsReport.Resilver.FAILED);
+    long resilverId = f.resilverState().id();
+    long movedBefore = f.resilverState().objectsMoved();
+    assertThat(movedBefore).isBetween(1L, 300L);
+    boolean marked = f.store.mountpaths().stream().anyMatch(mp -> {
+      try {
+        return ResilverMarkers.resumeAfter(mp, resilverId) != null || ResilverMarkers.isDone(mp, resilverId);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertThat(marked).as("the walk left a marker to resume from").isTrue();
+
+    f.moves = () -> java.util.concurrent.Executors.newFixedThreadPool(2);
+    f.restart("mp1", "mp2"); // mp3 was attached at run time: it comes back without a flag
+    assertThat(f.store.mountpathSet().entry(f.path("mp3"))).hasValueSatisfying(
+        e -> assertThat(e.state()).isEqualTo(MountpathState.AVAILABLE));
+    awaitResilverDone();
+
+    assertThat(f.resilverState().id()).isEqualTo(resilverId);
+    assertThat(f.resilverState().cause()).contains("resuming");
+    assertThat(f.resilverState().objectsToMove() + movedBefore).as("the resumed walk counts only what is left")
+        .isBetween(400L, 600L);
+    assertAllInPlace(names);
+    long total = f.store.mountpaths().stream().mapToLong(mp -> mp.usage().objectCount()).sum();
+    assertThat(total).isEqualTo(1500);
+  }
+
+  /** A move pool that refuses every task after the first {@code limit}: the walk dies mid-batch. */
+  private static final class DyingPool extends java.util.concurrent.ThreadPoolExecutor {
+    private final java.util.concurrent.atomic.AtomicInteger left;
+
+    DyingPool(int limit) {
+      super(2, 2, 0, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>());
+      this.left = new java.util.concurrent.atomic.AtomicInteger(limit);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      if (left.decrementAndGet() < 0) {
+        throw new java.util.concurrent.RejectedExecutionException("killed");
+      }
+      super.execute(task);
+    }
+  }
+
+  @Test
+  void attach_backWithOlderCopies_theyAreDroppedBeforeItTakesObjects() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2", "mp3");
+    List<String> names = f.putMany(200);
+    f.admin.disable(f.path("mp3").toString());
+    awaitResilverDone();
+    // While mp3 is away, every object is written again: the copies mp3 still holds are older.
+    for (String n : names) {
+      f.put(n);
+    }
+
+    f.admin.attach(f.path("mp3").toString());
+    awaitResilverDone();
+
+    assertThat(f.mountpath("mp3")).isNotNull();
+    assertThat(f.store.mountpathSet().entry(f.path("mp3")).orElseThrow().state())
+        .isEqualTo(MountpathState.AVAILABLE);
+    for (String n : names) {
+      ObjectMeta now = f.store.stat(BUCKET, n);
+      assertThat(f.holders(n)).as("copies of %s", n).hasSize(1);
+      assertThat(now.mtime()).isGreaterThan(0);
+    }
+    assertAllInPlace(names);
+  }
+
+  @Test
+  void restart_withAnAddedAndARemovedFlag_resilversAfterStart() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    List<String> names = f.putMany(300);
+    long onMp2 = f.mountpath("mp2").usage().objectCount();
+
+    f.restart("mp1", "mp3"); // mp2 removed: its objects are no longer served; mp3 added
+    awaitResilverDone();
+
+    assertThat(f.resilverState().cause()).contains("changed");
+    assertThat(f.store.mountpathSet().entry(f.path("mp2"))).isEmpty();
+    List<String> served = names.stream().filter(n -> {
+      try {
+        return f.store.stat(BUCKET, n) != null;
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }).toList();
+    assertThat(served).hasSize((int) (300 - onMp2));
+    assertAllInPlace(served);
+    assertThat(f.mountpath("mp3").usage().objectCount()).isPositive();
+  }
+}
