@@ -313,6 +313,20 @@ class ResilverIT {
     assertThat(resilver.path("failed").asLong()).isZero();
     assertThat(mountpath(report, mp3).path("objects").asLong()).isEqualTo(resilver.path("objects_moved").asLong());
     assertOnHrwMountpaths(List.of(mp1, mp2, mp3), List.of(mp1, mp2, mp3), bucketId());
+    assertThat(metric("granary_resilver_moved_objects_total")).as("what the resilver moved, in /metrics")
+        .isGreaterThanOrEqualTo(resilver.path("objects_moved").asLong());
+    assertThat(metric("granary_resilver_running")).isZero();
+  }
+
+  /** A target metric's value, from its /metrics (0 when absent). */
+  private static long metric(String name) throws Exception {
+    String text = Http.get(cluster.targetUrl(TARGET) + "/metrics").bodyText();
+    for (String line : text.split("\n")) {
+      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+        return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return 0;
   }
 
   @Test
@@ -369,6 +383,7 @@ class ResilverIT {
     JsonNode report = mountpaths();
     assertThat(mountpath(report, mp2).path("reason").asText()).contains("failed");
     assertThat(report.path("failed_mountpaths").asLong()).isEqualTo(1);
+    assertThat(metric("granary_mountpath_failures_total")).as("the failure, in /metrics").isEqualTo(1);
     assertThat(Http.get(cluster.targetUrl(TARGET) + "/v1/health").status()).isEqualTo(200);
     // A local object that lived only there is gone; new writes go to the remaining mountpath.
     assertThat(Http.get(onMp2.get(0)).status()).isEqualTo(404);

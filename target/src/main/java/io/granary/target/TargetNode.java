@@ -202,6 +202,7 @@ public final class TargetNode implements AutoCloseable {
       // Prometheus metrics (io.granary.target.metrics): GET /metrics, answered before the router's signature check
       NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, liveView(store), jobs,
           rebalancer);
+      TargetMetrics.resilver(metrics, resilver, health);
       server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, net, workers,
           (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
     } catch (Exception e) {

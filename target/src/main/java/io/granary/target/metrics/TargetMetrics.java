@@ -9,6 +9,8 @@ import io.granary.target.jobs.JobTotals;
 import io.granary.target.jobs.TargetJobs;
 import io.granary.target.rebalance.RebalanceStats;
 import io.granary.target.rebalance.Rebalancer;
+import io.granary.target.resilver.HealthChecker;
+import io.granary.target.resilver.Resilver;
 import io.granary.target.space.Capacity;
 import io.granary.target.space.SpaceManager;
 import io.granary.target.space.SpaceStats;
@@ -54,6 +56,20 @@ public final class TargetMetrics {
     space(m, space, mountpaths);
     rebalance(m, rebalancer);
     return m;
+  }
+
+  /**
+   * Objects moved between this target's mountpaths (resilver walks and writes committed off their HRW mountpath),
+   * whether a resilver runs, and mountpaths disabled after failed health checks: all read from atomics.
+   */
+  public static void resilver(NodeMetrics m, Resilver resilver, HealthChecker health) {
+    m.counter("resilver_moved_objects", "Objects this target moved to their HRW mountpath (AIStore resilver.n)",
+        resilver::totalMoved);
+    m.counter("resilver_moved_bytes", "Bytes of those objects (AIStore resilver.size)", resilver::totalBytesMoved);
+    m.gauge("resilver_running", "1 while a resilver walk runs on this target, else 0",
+        () -> resilver.running() ? 1 : 0);
+    m.counter("mountpath_failures", "Mountpaths this target disabled after a failed health check (I/O errors, a "
+        + "vanished disk)", health::failures);
   }
 
   /** Cold GETs, cache hits and misses per provider; fetches in flight and their waiters. */

@@ -88,14 +88,10 @@ public final class Resilver implements MisplacedListener, AutoCloseable {
     if (walk != null) {
       walk.stop();
     }
-    ResilverCounters counters = new ResilverCounters(id, cause, clock);
+    ResilverCounters counters = new ResilverCounters(id, cause, clock, totalMoved, totalBytesMoved);
     ResilverWalk w = new ResilverWalk(self, store, cluster, move, uploads, moves, counters, transitions);
     walk = w;
-    walker.execute(() -> {
-      w.run();
-      totalMoved.add(counters.moved.get());
-      totalBytesMoved.add(counters.bytesMoved.get());
-    });
+    walker.execute(w);
   }
 
   /** The latest resilver's progress; {@code idle} with the last id when none ran since start. */
@@ -108,7 +104,7 @@ public final class Resilver implements MisplacedListener, AutoCloseable {
     return walk != null && MountpathsReport.Resilver.RUNNING.equals(walk.counters().state());
   }
 
-  /** Objects moved between mountpaths by finished walks since start, for metrics. */
+  /** Objects moved between mountpaths since start (walks and stragglers, counted as each moves), for metrics. */
   public long totalMoved() {
     return totalMoved.sum();
   }

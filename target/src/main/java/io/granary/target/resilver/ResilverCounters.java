@@ -4,6 +4,7 @@ import io.granary.common.mountpath.MountpathsReport;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /** The progress of one resilver on this target, updated by its walk and moves; read by the API. Thread-safe. */
 final class ResilverCounters {
@@ -18,15 +19,34 @@ final class ResilverCounters {
   final AtomicLong uploadsMoved = new AtomicLong();
   final AtomicLong failed = new AtomicLong();
   private final Clock clock;
+  private final LongAdder totalMoved;      // null: no totals to keep (idle reports)
+  private final LongAdder totalBytesMoved;
   private volatile String error;
   private volatile String state = MountpathsReport.Resilver.RUNNING;
   private volatile Instant finished;
 
   ResilverCounters(long id, String cause, Clock clock) {
+    this(id, cause, clock, null, null);
+  }
+
+  /** @param totalMoved, totalBytesMoved the target's totals over every resilver, which each move counts into too */
+  ResilverCounters(long id, String cause, Clock clock, LongAdder totalMoved, LongAdder totalBytesMoved) {
+    this.totalMoved = totalMoved;
+    this.totalBytesMoved = totalBytesMoved;
     this.id = id;
     this.cause = cause;
     this.clock = clock;
     this.started = clock.instant();
+  }
+
+  /** One object moved to its HRW mountpath. */
+  void moved(long bytes) {
+    moved.incrementAndGet();
+    bytesMoved.addAndGet(bytes);
+    if (totalMoved != null) {
+      totalMoved.increment();
+      totalBytesMoved.add(bytes);
+    }
   }
 
   /** One object (or the walk) could not be dealt with; the first failure is kept as the error. */

@@ -273,8 +273,7 @@ final class ResilverWalk implements Runnable {
       MountpathMove.Result r = f.get();
       switch (r.outcome()) {
         case MOVED -> {
-          counters.moved.incrementAndGet();
-          counters.bytesMoved.addAndGet(r.bytes());
+          counters.moved(r.bytes());
         }
         case KEPT -> counters.kept.incrementAndGet();
         case IN_PLACE, GONE -> { }
