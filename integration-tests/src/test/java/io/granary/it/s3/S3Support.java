@@ -42,7 +42,7 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * aws-chunked with a signed CRC32 trailer, the async one STREAMING-UNSIGNED-PAYLOAD-TRAILER). Retries are off so an
  * error the cluster answers is the error the test sees.
  */
-final class S3Support {
+public final class S3Support {
   static final Region REGION = Region.US_EAST_1;
 
   /** The headers of every request the SDK clients built here sent, by operation name (the last one wins). */
@@ -68,11 +68,11 @@ final class S3Support {
     return StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
   }
 
-  static StaticCredentialsProvider credentials(TestCluster cluster) {
+  public static StaticCredentialsProvider credentials(TestCluster cluster) {
     return credentials(cluster.credentials().accessKey(), cluster.credentials().secretKey());
   }
 
-  static S3Client sync(TestCluster cluster) {
+  public static S3Client sync(TestCluster cluster) {
     return sync(cluster.endpoint(), credentials(cluster));
   }
 

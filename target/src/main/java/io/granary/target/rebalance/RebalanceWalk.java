@@ -4,6 +4,7 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.rebalance.RebalanceProgress;
+import io.granary.target.meta.WalkMarkers;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.Relocation;
@@ -32,6 +33,8 @@ final class RebalanceWalk implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(RebalanceWalk.class);
   /** Keys examined per batch; the misplaced among them move in parallel, then the marker advances. */
   static final int BATCH = 256;
+  /** Where each mountpath's walk is (column {@code rebalance}). */
+  static final WalkMarkers MARKERS = new WalkMarkers("rebalance");
   /** Batches whose moves may be in flight at once. */
   static final int WINDOW = 4;
 
@@ -89,7 +92,7 @@ final class RebalanceWalk implements Runnable {
         if (!stillRead(mp)) {
           continue;
         }
-        if (!WalkMarkers.isDone(mp, id)) {
+        if (!(MARKERS.lastDone(mp.meta()) >= id)) {
           walk(mp);
         }
         if (stopped) {
@@ -99,7 +102,7 @@ final class RebalanceWalk implements Runnable {
           return;
         }
         if (counters.failed.get() == 0 && stillRead(mp)) {
-          WalkMarkers.done(mp, id);
+          MARKERS.done(mp.meta(), id);
         }
       }
       counters.walkComplete();
@@ -123,11 +126,11 @@ final class RebalanceWalk implements Runnable {
 
   /** Counts what is left to move on {@code mp} from where its walk resumes. */
   private void count(Mountpath mp) throws IOException {
-    if (WalkMarkers.isDone(mp, id)) {
+    if ((MARKERS.lastDone(mp.meta()) >= id)) {
       return;
     }
     ClusterMetadataHolder.Snapshot s = cluster.require();
-    mp.meta().scan("", WalkMarkers.resumeAfter(mp, id), (key, meta) -> {
+    mp.meta().scan("", MARKERS.resumeAfter(mp.meta(), id), (key, meta) -> {
       if (misplaced(key, s) != null) {
         counters.toMove.incrementAndGet();
         counters.bytesToMove.addAndGet(meta.size());
@@ -146,7 +149,7 @@ final class RebalanceWalk implements Runnable {
    * order as each one ends, so a restart resumes after the last batch all of whose moves ended.
    */
   private void walk(Mountpath mp) throws IOException, InterruptedException {
-    String after = WalkMarkers.resumeAfter(mp, id);
+    String after = MARKERS.resumeAfter(mp.meta(), id);
     ArrayDeque<Batch> window = new ArrayDeque<>();
     try {
       while (!stopped && stillRead(mp)) {
@@ -209,7 +212,7 @@ final class RebalanceWalk implements Runnable {
       relocation.removeSent(sent);
     }
     if (!stopped && stillRead(mp)) {
-      WalkMarkers.walkedTo(mp, id, b.lastKey());
+      MARKERS.walkedTo(mp.meta(), id, b.lastKey());
     }
   }
 

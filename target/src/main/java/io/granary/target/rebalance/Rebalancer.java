@@ -149,7 +149,7 @@ public final class Rebalancer implements AutoCloseable {
 
   private boolean allDone(long id) throws IOException {
     for (Mountpath mp : store.mountpaths()) {
-      if (!WalkMarkers.isDone(mp, id)) {
+      if (RebalanceWalk.MARKERS.lastDone(mp.meta()) < id) {
         return false;
       }
     }

@@ -7,6 +7,7 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.mountpath.MountpathsReport;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.multipart.UploadRelocation;
+import io.granary.target.meta.WalkMarkers;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.MountpathMove;
 import io.granary.target.storage.MountpathSet;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * One resilver on one target (AIStore {@code xact/xs/rebres.go}): walks the metadata of each readable mountpath
  * (never its directories) in key order and moves every object not on its HRW mountpath to it, {@code BATCH} keys at
  * a time, the misplaced among them in parallel; after each batch the last key dealt with is recorded
- * ({@link ResilverMarkers}), so a restart resumes there. In order:
+ * ({@link WalkMarkers}, column {@code resilver}), so a restart resumes there. In order:
  *
  * <ol>
  *   <li>Attaching mountpaths (back with objects from an earlier life) are checked: of two copies of an object only
@@ -45,6 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: {@link #run} on the resilver's walker thread; moves on its move pool.
  */
 final class ResilverWalk implements Runnable {
+  /** Where each mountpath's walk is (column {@code resilver}). */
+  static final WalkMarkers MARKERS = new WalkMarkers("resilver");
+
   private static final Logger log = LoggerFactory.getLogger(ResilverWalk.class);
   /** Keys examined per batch; the misplaced among them move in parallel, then the marker advances. */
   static final int BATCH = 256;
@@ -191,12 +195,12 @@ final class ResilverWalk implements Runnable {
 
   /** Step 2: counts what is left to move on {@code mp} from where its walk resumes. */
   private void count(Mountpath mp) throws IOException {
-    if (!readable(mp) || ResilverMarkers.isDone(mp, id())) {
+    if (!readable(mp) || (MARKERS.lastDone(mp.meta()) == id())) {
       return;
     }
     ClusterMetadataHolder.Snapshot s = cluster.require();
     MountpathSet set = store.mountpathSet();
-    mp.meta().scan("", ResilverMarkers.resumeAfter(mp, id()), (key, meta) -> {
+    mp.meta().scan("", MARKERS.resumeAfter(mp.meta(), id()), (key, meta) -> {
       if (misplaced(key, mp, s, set) != null) {
         counters.toMove.incrementAndGet();
         counters.bytesToMove.addAndGet(meta.size());
@@ -207,16 +211,16 @@ final class ResilverWalk implements Runnable {
 
   /** Step 3 for one mountpath: its misplaced objects, then its misplaced multipart uploads. */
   private void walkMountpath(Mountpath mp) throws IOException, InterruptedException {
-    if (!readable(mp) || ResilverMarkers.isDone(mp, id())) {
+    if (!readable(mp) || (MARKERS.lastDone(mp.meta()) == id())) {
       return;
     }
-    boolean clean = walk(mp, ResilverMarkers.resumeAfter(mp, id()), true);
+    boolean clean = walk(mp, MARKERS.resumeAfter(mp.meta(), id()), true);
     if (stopped || !readable(mp)) {
       return;
     }
     relocateUploads(mp);
     if (clean) {
-      ResilverMarkers.done(mp, id());
+      MARKERS.done(mp.meta(), id());
     }
   }
 
@@ -262,7 +266,7 @@ final class ResilverWalk implements Runnable {
       }
       after = keys.get(keys.size() - 1);
       if (mark && !stopped && readable(mp)) {
-        ResilverMarkers.walkedTo(mp, id(), after);
+        MARKERS.walkedTo(mp.meta(), id(), after);
       }
     }
     return clean;

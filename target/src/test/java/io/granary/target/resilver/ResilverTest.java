@@ -145,7 +145,8 @@ class ResilverTest {
     assertThat(movedBefore).isBetween(1L, 300L);
     boolean marked = f.store.mountpaths().stream().anyMatch(mp -> {
       try {
-        return ResilverMarkers.resumeAfter(mp, resilverId) != null || ResilverMarkers.isDone(mp, resilverId);
+        return ResilverWalk.MARKERS.resumeAfter(mp.meta(), resilverId) != null
+            || ResilverWalk.MARKERS.lastDone(mp.meta()) == resilverId;
       } catch (IOException e) {
         throw new IllegalStateException(e);
       }

@@ -1,0 +1,159 @@
+package io.granary.it.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.ClusterMap;
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeRole;
+import io.granary.clustermap.NodeState;
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.it.s3.S3Support;
+import io.granary.it.support.Http;
+import io.granary.it.support.Names;
+import io.granary.it.support.Resources;
+import io.granary.it.support.TestCluster;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+
+/**
+ * Objects that have not reached their new owner yet, against real processes: with sending capped at 512 KiB/s a
+ * third target's share takes long to arrive, and meanwhile HEAD, GET and S3 CopyObject of objects still on their
+ * previous owner answer as if they had moved, and a DELETE of one stays deleted (the copy in flight does not bring
+ * it back). Then a short maintenance (no rebalance) answers 503 with Retry-After for its target's objects.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MovingObjectsIT {
+  private static final String BUCKET = "moving";
+  private static TestCluster cluster;
+  private static Dataset data;
+  private static S3Client s3;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = TestCluster.start("moving-objects", 2, List.of(),
+        List.of("--health-interval", "1s", "--offline-after", "4s"), false,
+        List.of("--rebalance-bandwidth", "512KiB", "--rebalance-streams", "1"));
+    assertThat(cluster.createBucket(BUCKET).status()).isEqualTo(201);
+    data = new Dataset(900, 41);
+    data.upload(cluster.endpoint(), BUCKET, 8);
+    s3 = S3Support.sync(cluster);
+  }
+
+  @AfterAll
+  static void stop() {
+    Resources.closeAll(s3, cluster);
+  }
+
+  @Test
+  @Order(1)
+  void objectsNotYetMoved_answerHeadGetAndCopy_andADeleteStaysDeleted() throws Exception {
+    ClusterMap before = cluster.map();
+    // The objects the third target will own: all of them move to it.
+    ClusterMap after = before.withNode(new Node("t3", NodeRole.TARGET, "http://127.0.0.1:1", NodeState.ACTIVE, 1));
+    List<Integer> moving = new ArrayList<>();
+    for (int i = 0; i < data.size(); i++) {
+      if (after.placement().owner(PlacementKey.digest(Bucket.local(BUCKET), data.name(i))).orElseThrow().id()
+          .equals("t3")) {
+        moving.add(i);
+      }
+    }
+    assertThat(moving.size()).isGreaterThan(200);
+    cluster.local().addTarget(List.of());
+    long id = Rebalances.latest(cluster).id();
+
+    List<Integer> deleted = moving.subList(moving.size() - 20, moving.size());
+    for (int i : deleted) { // most are still on their previous owner: the move has just begun
+      Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET,
+          data.name(i)))).DELETE());
+      assertThat(r.status()).as("DELETE %s: %s", data.name(i), r.bodyText()).isEqualTo(204);
+    }
+    for (int i : moving.subList(0, 20)) {
+      Http.Reply head = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
+          BUCKET, data.name(i)))).method("HEAD", HttpRequest.BodyPublishers.noBody()));
+      assertThat(head.status()).as("HEAD %s", data.name(i)).isEqualTo(200);
+      assertThat(head.header("content-length").map(Long::parseLong).orElse(-1L)).isEqualTo(data.content(i).length);
+    }
+    for (int i : moving.subList(20, 30)) {
+      s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey(data.name(i)).destinationBucket(BUCKET)
+          .destinationKey("copies/" + i));
+      ResponseBytes<GetObjectResponse> copy = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("copies/" + i));
+      assertThat(Dataset.crc(copy.asByteArray())).as("copy of %s", data.name(i)).isEqualTo(data.crc(i));
+    }
+    for (int i : moving.subList(30, 60)) {
+      Http.Reply get = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET,
+          data.name(i)))).GET());
+      assertThat(get.status()).as("GET %s", data.name(i)).isEqualTo(200);
+      assertThat(Dataset.crc(get.body())).isEqualTo(data.crc(i));
+    }
+    assertThat(Rebalances.status(cluster, id).path("state").asText()).as("all of it happened while objects moved")
+        .isEqualTo("running");
+
+    JsonNode end = Rebalances.awaitEnd(cluster, id, Duration.ofMinutes(3));
+    assertThat(end.path("state").asText()).as(end.toString()).isEqualTo("succeeded");
+    List<String> kept = new ArrayList<>();
+    for (int i = 0; i < data.size(); i++) {
+      Http.Reply get = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET,
+          data.name(i)))).GET());
+      if (deleted.contains(i)) {
+        assertThat(get.status()).as("deleted during the move: %s", data.name(i)).isEqualTo(404);
+      } else {
+        assertThat(get.status()).as(data.name(i)).isEqualTo(200);
+        kept.add(data.name(i));
+      }
+    }
+    for (int i : moving.subList(20, 30)) {
+      kept.add("copies/" + i);
+    }
+    OnDisk.assertExactly(OnDisk.files(cluster, cluster.targetIds(), Bucket.local(BUCKET)),
+        OnDisk.expected(cluster, cluster.map(), Bucket.local(BUCKET), OnDisk.bucketId(cluster, BUCKET), kept));
+    JsonNode page = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET
+        + "?limit=10000").body());
+    assertThat(page.path("entries").size()).isEqualTo(kept.size());
+  }
+
+  @Test
+  @Order(2)
+  void maintenanceWithoutRebalance_keepsThePlace_andAnswers503WithRetryAfter() throws Exception {
+    ClusterMap before = cluster.map();
+    String name = null;
+    for (int i = 0; name == null; i++) {
+      if (before.placement().owner(PlacementKey.digest(Bucket.local(BUCKET), data.name(i))).orElseThrow().id()
+          .equals("t2")) {
+        name = data.name(i);
+      }
+    }
+    Http.Reply set = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
+        + "/v1/cluster/nodes/t2")).PUT(HttpRequest.BodyPublishers.ofString(
+            "{\"state\":\"maintenance\",\"rebalance\":false}")));
+    assertThat(set.status()).as(set.bodyText()).isEqualTo(200);
+    ClusterMap suspended = cluster.map();
+    assertThat(suspended.targets().get("t2").state()).isEqualTo(NodeState.SUSPENDED);
+    assertThat(suspended.rebalance()).as("no data moves").isEqualTo(before.rebalance());
+
+    Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET,
+        name))).GET());
+    assertThat(r.status()).isEqualTo(503);
+    assertThat(r.header("retry-after")).isPresent();
+
+    Http.Reply back = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
+        + "/v1/cluster/nodes/t2")).PUT(HttpRequest.BodyPublishers.ofString("{\"state\":\"active\"}")));
+    assertThat(back.status()).isEqualTo(200);
+    assertThat(Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET,
+        name))).GET()).status()).isEqualTo(200);
+  }
+}
