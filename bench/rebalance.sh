@@ -1105,7 +1105,7 @@ doc = {
                        "how": E["BENCH_CACHE_NOTE"]},
         "p99_objects": int(E["P99_COUNT"]) if E["P99_COUNT"].isdigit() else E["P99_COUNT"],
         "p99_objects_how": E["BENCH_P99_COUNT_HOW"] or None,
-        "p99_bandwidth": E["P99_BANDWIDTH"] or "default (256MiB)",
+        "p99_bandwidth": E["P99_BANDWIDTH"] or "default (32MiB)",
         "hot_objects": int(E["HOT_COUNT"]),
         "read_rate_per_sec": int(E["READ_RATE"]),
         "read_threads": int(E["READ_THREADS"]),

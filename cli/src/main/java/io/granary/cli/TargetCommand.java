@@ -109,7 +109,7 @@ public final class TargetCommand implements Callable<Integer> {
       description = "Objects this target sends to other targets at once while rebalancing (default: ${DEFAULT-VALUE}).")
   int rebalanceStreams;
 
-  @Option(names = "--rebalance-bandwidth", defaultValue = "256MiB", paramLabel = "BYTES",
+  @Option(names = "--rebalance-bandwidth", defaultValue = "32MiB", paramLabel = "BYTES",
       description = {"The most bytes per second this target sends while rebalancing, over all its streams, so "
           + "foreground reads keep their speed; 0 removes the cap (default: ${DEFAULT-VALUE}).",
           "Reads that bring an object from its previous owner (get-from-neighbor) are not capped."})

@@ -66,6 +66,7 @@ public final class TargetNode implements AutoCloseable {
   private final String url;
   private final ObjectStore store;
   private final BoundedExecutor disk;
+  private final BoundedExecutor urgent; // commits of copies a client waits for (get-from-neighbor)
   private final EventLoopGroup workers;
   private final HttpServer server;
   private final ScheduledExecutorService scheduler;
@@ -82,7 +83,8 @@ public final class TargetNode implements AutoCloseable {
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
       ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
-      Resilver resilver, HealthChecker health) {
+      Resilver resilver, HealthChecker health, BoundedExecutor urgent) {
+    this.urgent = urgent;
     this.resilver = resilver;
     this.health = health;
     this.jobs = jobs;
@@ -176,7 +178,9 @@ public final class TargetNode implements AutoCloseable {
         store);
     ObjectHandlers handlers = new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk), store, neighbors,
         rebalancer.relocation(), disk);
-    TransportRoutes transport = new TransportRoutes(holder, rebalancer, disk);
+    // Copies a client waits for (get-from-neighbor) commit on a pool of their own, never behind the rebalance's.
+    BoundedExecutor urgent = new BoundedExecutor("disk-urgent-" + id, 4, 1024);
+    TransportRoutes transport = new TransportRoutes(holder, rebalancer, disk, urgent);
     // ---- end rebalance
     // ---- prefetch jobs (io.granary.target.jobs): each job fills through the cold-GET path
     TargetJobs jobs = new TargetJobs(id, holder, cold, remotes, TargetJobs.DEFAULT_CONCURRENCY,
@@ -223,6 +227,7 @@ public final class TargetNode implements AutoCloseable {
     ControlClient client = new ControlClient(Duration.ofSeconds(10), null, signer);
     ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
+    neighbors.warmUp(cfg.primaryUrl());
     joiner.start();
     rebalancer.start();
     mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
@@ -231,7 +236,7 @@ public final class TargetNode implements AutoCloseable {
     log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), net);
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer, resilver, health);
+        jobs, rebalancer, resilver, health, urgent);
   }
 
   /**
@@ -317,6 +322,7 @@ public final class TargetNode implements AutoCloseable {
     cold.close();
     remotes.close();
     disk.close();
+    urgent.close();
     space.close(); // waits for a running eviction and flushes access times: before the store closes
     store.close();
     log.info("node={} target stopped", id);

@@ -92,6 +92,11 @@ final class ClusterLoad implements AutoCloseable {
     }
   }
 
+  private static Http.Reply put(String url, byte[] body) throws Exception {
+    return Http.send(Http.NO_FOLLOW,
+        HttpRequest.newBuilder(URI.create(url)).PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+  }
+
   private static HttpResponse<InputStream> get(String url) throws Exception {
     return Http.NO_FOLLOW.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build(),
         HttpResponse.BodyHandlers.ofInputStream());
@@ -120,16 +125,21 @@ final class ClusterLoad implements AutoCloseable {
     for (int i = 0; !stop.get(); i++) {
       String name = prefix + i;
       byte[] body = Content.bytes(7_000_000L + i, 1 + (i * 7919) % (96 << 10));
+      // The 307 is followed here rather than by the client, so that a failure says which node it came from.
+      String url = Names.url(endpoint, bucket, name);
       try {
-        Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(endpoint, bucket, name)))
-            .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+        Http.Reply r = put(url, body);
+        if (r.status() == 307) {
+          url = r.header("Location").orElseThrow();
+          r = put(url, body);
+        }
         if (r.status() == 200) {
           written.put(name, Dataset.crc(body));
         } else {
-          writeFailed(name + ": " + r.status() + " " + r.bodyText());
+          writeFailed(name + ": " + r.status() + " " + r.bodyText() + " from " + host(url));
         }
       } catch (Exception e) {
-        writeFailed(name + ": " + e + " at " + java.time.Instant.now());
+        writeFailed(name + ": " + e + " from " + host(url));
       }
     }
   }

@@ -60,6 +60,14 @@ public final class NeighborLookup {
     return catchUp.mapOf(ex);
   }
 
+  /**
+   * Sends one request through the lookup's client now, so its first real use (a client waiting on a target that just
+   * joined) does not also pay for starting the HTTP client.
+   */
+  public void warmUp(String url) {
+    client.get(url + "/v1/health", java.util.Map.class).exceptionally(err -> null);
+  }
+
   /** Whether objects may still be on other targets than their owners (a rebalance has not finished). */
   public boolean unsettled() {
     return cluster.snapshot().map(s -> !s.map().settled()).orElse(false);

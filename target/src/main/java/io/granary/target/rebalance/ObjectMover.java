@@ -107,7 +107,7 @@ final class ObjectMover {
         why = owner == null ? "no target in placement" : "owner " + owner.id() + " is " + owner.state().wireName();
       } else {
         try {
-          Result r = sendOnce(bucket, name, owner, cap, deferRemoval);
+          Result r = sendOnce(bucket, name, owner, cap, deferRemoval, false);
           if (r == null) {
             return new Result(Kind.GONE, 0, null);
           }
@@ -140,12 +140,12 @@ final class ObjectMover {
    * when {@code to} has it and owns it. Null when this target does not hold the object.
    */
   Result push(BucketProps bucket, String name, Node to) throws TransferException, IOException, InterruptedException {
-    return sendOnce(bucket, name, to, BandwidthCap.NONE, false);
+    return sendOnce(bucket, name, to, BandwidthCap.NONE, false, true);
   }
 
   /** One attempt: null when the object is not here. */
-  private Result sendOnce(BucketProps bucket, String name, Node to, BandwidthCap cap, boolean deferRemoval)
-      throws TransferException, IOException, InterruptedException {
+  private Result sendOnce(BucketProps bucket, String name, Node to, BandwidthCap cap, boolean deferRemoval,
+      boolean foreground) throws TransferException, IOException, InterruptedException {
     StoredObject obj = relocation.open(bucket, name);
     if (obj == null) {
       return null;
@@ -153,7 +153,7 @@ final class ObjectMover {
     try {
       long mapVersion = cluster.snapshot().map(s -> s.map().version()).orElse(0L);
       ObjectSender.Receipt receipt = sender.send(bucket, name, obj, relocation.atime(bucket, name), to, cap,
-          mapVersion);
+          mapVersion, foreground);
       if (!receipt.owner()) {
         return new Result(Kind.NOT_OWNER, 0, null); // keep the copy: only an owner's receipt lets it go
       }

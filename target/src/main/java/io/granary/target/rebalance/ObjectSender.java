@@ -69,10 +69,11 @@ final class ObjectSender {
    *
    * @param atime the object's access time to carry along, epoch ms (0: none)
    * @param mapVersion the map version {@code to} was chosen by: a receiver holding an older one waits for it
+   * @param foreground whether a client waits for this copy (the receiver commits it ahead of others)
    * @return what the receiver did with the copy, and whether it owns the object
    */
   Receipt send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap,
-      long mapVersion) throws TransferException, InterruptedException {
+      long mapVersion, boolean foreground) throws TransferException, InterruptedException {
     String uri = ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&" + ObjectTransport.BUCKET_ID + "="
         + bucket.id();
     long size = obj.meta().size();
@@ -82,6 +83,9 @@ final class ObjectSender {
     head.headers().set(ObjectTransport.META_HEADER, ObjectTransport.encodeMeta(obj.meta()));
     head.headers().set(ObjectTransport.ATIME_HEADER, atime);
     head.headers().set(GranaryHeaders.MAP_VERSION, mapVersion);
+    if (foreground) {
+      head.headers().set(ObjectTransport.PRIORITY_HEADER, ObjectTransport.FOREGROUND);
+    }
     HttpUtil.setContentLength(head, size);
     if (signer != null) {
       signer.signHeaders("PUT", uri, head.headers());

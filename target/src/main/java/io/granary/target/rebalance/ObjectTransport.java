@@ -32,6 +32,12 @@ public final class ObjectTransport {
   public static final String PROGRESS = "/v1/rebalance";
   /** The object's whole record, {@link ObjectMetaCodec}'s bytes in base64url. */
   public static final AsciiString META_HEADER = AsciiString.cached("granary-object-meta");
+  /**
+   * Present ({@code foreground}) on a copy a client waits for (get-from-neighbor): the receiver commits it ahead of
+   * the rebalance's own copies, on a pool of its own.
+   */
+  public static final AsciiString PRIORITY_HEADER = AsciiString.cached("granary-transfer");
+  static final String FOREGROUND = "foreground";
   /** The object's recorded access time, epoch ms (0: none). */
   public static final AsciiString ATIME_HEADER = AsciiString.cached("granary-object-atime");
   static final String BUCKET_ID = "bid";

@@ -36,12 +36,19 @@ public final class TransportRoutes {
   private final ClusterMetadataHolder cluster;
   private final Rebalancer rebalancer;
   private final BoundedExecutor disk;
+  private final BoundedExecutor urgent;
   private final MapCatchUp catchUp;
 
-  public TransportRoutes(ClusterMetadataHolder cluster, Rebalancer rebalancer, BoundedExecutor disk) {
+  /**
+   * @param disk where received copies are committed
+   * @param urgent where copies a client waits for are committed (get-from-neighbor), ahead of the rebalance's own
+   */
+  public TransportRoutes(ClusterMetadataHolder cluster, Rebalancer rebalancer, BoundedExecutor disk,
+      BoundedExecutor urgent) {
     this.cluster = cluster;
     this.rebalancer = rebalancer;
     this.disk = disk;
+    this.urgent = urgent;
     this.catchUp = new MapCatchUp(cluster.nodeId(), cluster);
   }
 
@@ -223,7 +230,9 @@ public final class TransportRoutes {
       PutOperation put = op;
       op = null;
       Relocation relocation = rebalancer.relocation();
-      disk.submit(() -> relocation.commitReceived(put, meta, atime)).whenComplete((outcome, err) -> {
+      BoundedExecutor pool = ObjectTransport.FOREGROUND.equals(ex.header(ObjectTransport.PRIORITY_HEADER)) ? urgent
+          : disk;
+      pool.submit(() -> relocation.commitReceived(put, meta, atime)).whenComplete((outcome, err) -> {
         if (err != null) {
           put.discard();
           ex.sendError(StorageErrors.of("committing received " + target.name(), ControlClient.cause(err)));
