@@ -74,7 +74,8 @@ public final class Rebalancer implements AutoCloseable {
     this.self = self;
     this.cluster = cluster;
     this.store = store;
-    this.relocation = new Relocation(store);
+    this.relocation = new Relocation(store, digest -> cluster.snapshot()
+        .flatMap(snap -> snap.placement().owner(digest)).map(n -> n.id().equals(self)).orElse(false));
     this.mover = new ObjectMover(self, cluster, relocation, new ObjectSender(pool, loops, signer), stats);
     this.handoffs = new Handoffs(self, cluster, store, mover, stats, this::sentOutsideWalk);
     this.config = config;

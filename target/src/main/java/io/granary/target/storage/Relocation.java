@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.Lock;
+import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 
 /**
@@ -30,9 +31,17 @@ public final class Relocation {
   private static final String TOMBSTONES = "tombstones";
 
   private final ObjectStore store;
+  private final LongPredicate ownedHere;
 
-  public Relocation(ObjectStore store) {
+  /**
+   * @param ownedHere whether this target owns an object (by its placement digest) under the cluster map it holds
+   *     now: a copy sent away is never removed from its owner. Without that check, a copy sent off under one map
+   *     and acknowledged by the target that owned it then is lost when a newer map makes this target its owner
+   *     again and the other target, finding the copy here, drops its own.
+   */
+  public Relocation(ObjectStore store, LongPredicate ownedHere) {
     this.store = store;
+    this.ownedHere = ownedHere;
   }
 
   /** What happened to a copy sent to this target. */
@@ -109,7 +118,7 @@ public final class Relocation {
    * @return whether it was removed
    */
   public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
-    return removeCopies(bucket, name, sent::equals);
+    return removeCopies(bucket, name, sent::equals, true);
   }
 
   /** A copy that was sent and that its owner now holds: to be removed here if unchanged. */
@@ -137,6 +146,9 @@ public final class Relocation {
       List<Sent> oneByOne = new ArrayList<>();
       for (Sent s : sent) {
         ObjectLocation loc = store.locate(s.bucket(), s.name());
+        if (ownedHere.test(loc.digest())) {
+          continue; // placed back here since it was sent: this is the owner's copy now
+        }
         ObjectMeta now = store.copies().metaOn(loc.mountpath(), loc.key());
         if (now != null && now.equals(s.meta())) {
           byMountpath.computeIfAbsent(loc.mountpath(), m -> new ArrayList<>()).add(new Copies.Copy(loc, now));
@@ -170,15 +182,23 @@ public final class Relocation {
    * @return whether a copy was removed
    */
   public boolean removeOlderThan(BucketProps bucket, String name, long deletedAt) throws IOException {
-    return removeCopies(bucket, name, m -> m.mtime() <= deletedAt);
+    return removeCopies(bucket, name, m -> m.mtime() <= deletedAt, false);
   }
 
-  /** Removes the copies of the object, on any readable mountpath, whose record {@code which} accepts. */
-  private boolean removeCopies(BucketProps bucket, String name, Predicate<ObjectMeta> which) throws IOException {
+  /**
+   * Removes the copies of the object, on any readable mountpath, whose record {@code which} accepts; with
+   * {@code unlessOwned}, none while this target owns the object (checked under the object's lock, which a received
+   * copy's commit holds too).
+   */
+  private boolean removeCopies(BucketProps bucket, String name, Predicate<ObjectMeta> which, boolean unlessOwned)
+      throws IOException {
     ObjectLocation loc = store.locate(bucket, name);
     Lock write = store.locks().forDigest(loc.digest()).writeLock();
     write.lock();
     try {
+      if (unlessOwned && ownedHere.test(loc.digest())) {
+        return false;
+      }
       boolean removed = false;
       ObjectMeta now = store.copies().metaOn(loc.mountpath(), loc.key());
       if (now != null && which.test(now)) {

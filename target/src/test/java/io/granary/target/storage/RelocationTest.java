@@ -35,12 +35,14 @@ class RelocationTest {
   Path tmp;
   private ObjectStore store;
   private Relocation relocation;
+  /** Digests of the objects this target owns "under its current map". */
+  private final java.util.Set<Long> ownedHere = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   @BeforeEach
   void open() throws IOException {
     store = ObjectStore.open("t1", List.of(Mountpath.open(tmp.resolve("mp1")), Mountpath.open(tmp.resolve("mp2"))),
         0);
-    relocation = new Relocation(store);
+    relocation = new Relocation(store, ownedHere::contains);
   }
 
   @AfterEach
@@ -177,6 +179,30 @@ class RelocationTest {
     assertThat(store.stat(BUCKET, "a")).isNull();
     assertThat(store.locate(BUCKET, "a").file()).doesNotExist();
     assertThat(relocation.removeSent(BUCKET, "a", now)).as("already gone").isFalse();
+  }
+
+  @Test
+  void removeSent_neverRemovesACopyThisTargetOwnsNow_singleOrBatch() throws IOException {
+    // Sent off under one map, then placed back here by a newer one: the other target may have dropped its copy
+    // because it found this one, so this is the only copy left.
+    byte[] a = data("a");
+    byte[] b = data("b");
+    receive("a", a, meta(a, 1000), 0);
+    receive("b", b, meta(b, 1000), 0);
+    ObjectMeta sentA = store.stat(BUCKET, "a");
+    ObjectMeta sentB = store.stat(BUCKET, "b");
+    ownedHere.add(store.locate(BUCKET, "a").digest());
+    ownedHere.add(store.locate(BUCKET, "b").digest());
+
+    assertThat(relocation.removeSent(BUCKET, "a", sentA)).isFalse();
+    assertThat(relocation.removeSent(List.of(new Relocation.Sent(BUCKET, "b", sentB)))).isZero();
+    assertThat(read("a")).isEqualTo(a);
+    assertThat(read("b")).isEqualTo(b);
+
+    ownedHere.remove(store.locate(BUCKET, "a").digest());
+    assertThat(relocation.removeSent(BUCKET, "a", sentA)).as("owned elsewhere again").isTrue();
+    assertThat(relocation.removeOlderThan(BUCKET, "b", 2000)).as("a delete removes even an owner's older copy")
+        .isTrue();
   }
 
   @Test
