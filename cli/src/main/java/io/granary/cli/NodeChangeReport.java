@@ -38,6 +38,7 @@ final class NodeChangeReport {
   /** What a node state means for placement and for the node's objects. */
   static String meaning(String state) {
     return switch (state) {
+      case "joining" -> "a new target receiving the cluster metadata; out of placement until then";
       case "active" -> "in placement";
       case "offline" -> "not answering health checks; it keeps its place and its objects answer 503";
       case "suspended" -> "it keeps its place, its objects answer 503 until it is active again; safe to stop now";

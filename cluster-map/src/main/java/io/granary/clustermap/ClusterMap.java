@@ -88,6 +88,15 @@ public record ClusterMap(
     return new ClusterMap(version + 1, uuid, primary, p, t, created, rebalance, retired);
   }
 
+  /** A new version without node {@code id}, which may join again under the same id (it never held data). */
+  public ClusterMap without(String id) {
+    Map<String, Node> p = new TreeMap<>(proxies);
+    Map<String, Node> t = new TreeMap<>(targets);
+    p.remove(id);
+    t.remove(id);
+    return new ClusterMap(version + 1, uuid, primary, p, t, created, rebalance, retired);
+  }
+
   /** A new version without target {@code id}, which is recorded as retired (decommissioned for good). */
   public ClusterMap retire(String id) {
     Map<String, Node> t = new TreeMap<>(targets);

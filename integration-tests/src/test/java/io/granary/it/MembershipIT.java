@@ -230,4 +230,32 @@ class MembershipIT {
     assertThat(ClusterJson.mapper().readTree(cluster.getSigned(target + "/v1/cluster/map").body()).path("uuid").asText())
         .isEqualTo(current.path("uuid").asText());
   }
+
+  @Test
+  @Order(6)
+  void aNewTarget_joinsOutOfPlacement_untilItHoldsTheMap_andLeavesIfItFallsSilentMeanwhile() throws Exception {
+    ClusterMap before = cluster.map();
+    // A registration holding no map, from a "target" that will never answer (nothing listens on port 1).
+    String reg = "{\"id\":\"t9\",\"role\":\"target\",\"url\":\"http://127.0.0.1:1\",\"weight\":0}";
+    assertThat(send("POST", cluster.endpoint() + "/v1/cluster/join", reg).status()).as("unsigned").isEqualTo(403);
+    Http.Reply joined = signedSend("POST", cluster.endpoint() + "/v1/cluster/join", reg);
+    assertThat(joined.status()).as(joined.bodyText()).isEqualTo(200);
+
+    ClusterMap joining = cluster.map();
+    assertThat(joining.targets().get("t9").state()).isEqualTo(NodeState.JOINING);
+    assertThat(joining.placementSignature()).as("no client is routed to it").isEqualTo(before.placementSignature());
+    assertThat(joining.rebalance()).as("nothing moves").isEqualTo(before.rebalance());
+    for (Map.Entry<String, byte[]> e : objects.entrySet()) {
+      Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(
+          Names.url(cluster.endpoint(), BUCKET, e.getKey()))).GET());
+      assertThat(r.status()).as(e.getKey()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo(e.getValue());
+    }
+
+    // It never answers health checks: it leaves the map (it held nothing) and may register again later.
+    await().atMost(Duration.ofSeconds(40)).until(() -> !cluster.map().targets().containsKey("t9"));
+    ClusterMap after = cluster.map();
+    assertThat(after.retired()).doesNotContain("t9");
+    assertThat(after.placementSignature()).isEqualTo(before.placementSignature());
+  }
 }

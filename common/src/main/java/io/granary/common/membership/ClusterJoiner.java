@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps a non-primary node registered with the primary: registers at start (retrying with backoff until the
- * primary answers), then checks periodically that the map it holds still lists it at its URL, and registers again
+ * primary answers; a new target registers twice, the second time holding the metadata the first answered, see
+ * {@link io.granary.clustermap.NodeState#JOINING}), then checks periodically that the map it holds still lists it at its URL, and registers again
  * if not (for example after the primary lost its state). A node that finds itself in another cluster stops: that
  * is an operator error no retry can fix. A node that was decommissioned (it left the map, and the primary refuses
  * its id) stops too, as its job is done.
@@ -74,36 +75,53 @@ public final class ClusterJoiner implements AutoCloseable {
   }
 
   private void register() {
-    client.send("POST", primaryUrl + ApiPaths.CLUSTER_JOIN, self, ClusterMetadata.class).whenComplete((md, err) -> {
-      try {
-        if (err == null) {
-          holder.apply(md);
-          log.info("node={} registered with cluster {} via primary {} (map v{})", self.id(), md.map().uuid(),
-              md.map().primary(), md.map().version());
-          failures = 0;
-          backoffMs = 250;
-          schedule(this::check, checkInterval.toMillis());
-          return;
-        }
-        Throwable cause = ControlClient.cause(err);
-        if (cause instanceof ControlClient.RemoteCallException rce
-            && ConflictException.NODE_DECOMMISSIONED.equals(rce.error().code())) {
-          decommissioned();
-          return;
-        }
-        if (cause instanceof ControlClient.RemoteCallException rce && rce.status() >= 400 && rce.status() < 500
-            && rce.status() != 404 && rce.status() != 408) {
-          // Another cluster, a decommissioned id, an invalid registration: retrying cannot fix it.
-          fatal("the primary refused registration: " + rce.error().code() + ": " + rce.error().message());
-          return;
-        }
-        retry(cause);
-      } catch (ConflictException e) {
-        fatal(e.getMessage());
-      } catch (RuntimeException e) {
-        retry(e);
-      }
-    });
+    long holds = holder.snapshot().map(s -> s.map().version()).orElse(0L);
+    client.send("POST", primaryUrl + ApiPaths.CLUSTER_JOIN, self.holding(holds), ClusterMetadata.class)
+        .whenComplete((md, err) -> {
+          try {
+            if (err == null) {
+              registered(md, holds);
+            } else {
+              refused(ControlClient.cause(err));
+            }
+          } catch (ConflictException e) {
+            fatal(e.getMessage());
+          } catch (RuntimeException e) {
+            retry(e);
+          }
+        });
+  }
+
+  private void registered(ClusterMetadata md, long heldWhenSent) {
+    holder.apply(md);
+    failures = 0;
+    backoffMs = 250;
+    if (md.map().node(self.id()).map(n -> n.state() == NodeState.JOINING).orElse(false)) {
+      // The first of a new target's two steps: it holds the metadata now, so it can take clients. (Were it still
+      // joining though it held a map, the primary has not taken that yet: ask again, not in a tight loop.)
+      log.info("node={} joining cluster {} via primary {} (map v{})", self.id(), md.map().uuid(),
+          md.map().primary(), md.map().version());
+      schedule(this::register, heldWhenSent > 0 ? backoffMs : 0);
+      return;
+    }
+    log.info("node={} registered with cluster {} via primary {} (map v{})", self.id(), md.map().uuid(),
+        md.map().primary(), md.map().version());
+    schedule(this::check, checkInterval.toMillis());
+  }
+
+  private void refused(Throwable cause) {
+    if (cause instanceof ControlClient.RemoteCallException rce
+        && ConflictException.NODE_DECOMMISSIONED.equals(rce.error().code())) {
+      decommissioned();
+      return;
+    }
+    if (cause instanceof ControlClient.RemoteCallException rce && rce.status() >= 400 && rce.status() < 500
+        && rce.status() != 404 && rce.status() != 408) {
+      // Another cluster, a decommissioned id, an invalid registration: retrying cannot fix it.
+      fatal("the primary refused registration: " + rce.error().code() + ": " + rce.error().message());
+      return;
+    }
+    retry(cause);
   }
 
   private void retry(Throwable cause) {
@@ -122,7 +140,8 @@ public final class ClusterJoiner implements AutoCloseable {
     }
     // A node being decommissioned asks the primary at every check: the map that retires it is not pushed to it.
     boolean listed = holder.snapshot().flatMap(s -> s.map().node(self.id()))
-        .filter(n -> n.url().equals(stripSlash(self.url())) && n.state() != NodeState.DECOMMISSIONING)
+        .filter(n -> n.url().equals(stripSlash(self.url())) && n.state() != NodeState.DECOMMISSIONING
+            && n.state() != NodeState.JOINING)
         .isPresent();
     if (listed) {
       schedule(this::check, checkInterval.toMillis());

@@ -1,5 +1,8 @@
 package io.granary.common.membership;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import io.granary.clustermap.NodeRole;
 
 /**
@@ -9,6 +12,19 @@ import io.granary.clustermap.NodeRole;
  * @param role proxy or target
  * @param url where clients and peers reach it
  * @param weight capacity weight for placement (targets), 0 or absent for the default of 1
+ * @param mapVersion the version of the cluster map the node holds, 0 or absent for none: a new target is active
+ *     (in placement) once it registers holding a map, joining until then
  */
-public record NodeRegistration(String id, NodeRole role, String url, double weight) {
+public record NodeRegistration(String id, NodeRole role, String url,
+    @JsonSetter(nulls = Nulls.AS_EMPTY) double weight,
+    @JsonProperty("map_version") @JsonSetter(nulls = Nulls.AS_EMPTY) long mapVersion) {
+  /** A registration from a node that holds no cluster map yet. */
+  public NodeRegistration(String id, NodeRole role, String url, double weight) {
+    this(id, role, url, weight, 0);
+  }
+
+  /** The same registration, saying the node holds map {@code version}. */
+  public NodeRegistration holding(long version) {
+    return new NodeRegistration(id, role, url, weight, version);
+  }
 }

@@ -101,13 +101,18 @@ public final class ClusterAuthority {
     Node next;
     try {
       if (existing == null) {
-        next = new Node(reg.id(), reg.role(), reg.url(), NodeState.ACTIVE, reg.weight());
+        // A new target joins out of placement until it holds the metadata (see NodeState): no client is sent to a
+        // target that cannot place the request yet.
+        NodeState state = reg.role() == NodeRole.TARGET && reg.mapVersion() == 0 ? NodeState.JOINING
+            : NodeState.ACTIVE;
+        next = new Node(reg.id(), reg.role(), reg.url(), state, reg.weight());
       } else {
         if (existing.role() != reg.role()) {
           throw new ConflictException(ConflictException.INVALID_STATE,
               "node id " + reg.id() + " is already a " + existing.role().wireName());
         }
-        NodeState state = existing.state() == NodeState.OFFLINE ? NodeState.ACTIVE : existing.state();
+        NodeState state = existing.state() == NodeState.OFFLINE ? NodeState.ACTIVE
+            : existing.state() == NodeState.JOINING && reg.mapVersion() > 0 ? NodeState.ACTIVE : existing.state();
         next = new Node(reg.id(), reg.role(), reg.url(), state, reg.weight() > 0 ? reg.weight() : existing.weight());
       }
     } catch (IllegalArgumentException e) {
@@ -117,8 +122,16 @@ public final class ClusterAuthority {
       pusher.push(md); // make sure the (re)joining node gets everything
       return md;
     }
-    log.info("node={} {} {} {} at {}", holder.nodeId(), existing == null ? "added" : "refreshed",
-        reg.role().wireName(), reg.id(), reg.url());
+    String role = reg.role().wireName();
+    if (next.state() == NodeState.JOINING && existing == null) {
+      log.info("node={} {} {} joining at {}: active once it holds the metadata", holder.nodeId(), role, reg.id(),
+          reg.url());
+    } else if (existing != null && existing.state() == NodeState.JOINING && next.state() == NodeState.ACTIVE) {
+      log.info("node={} {} {} holds the metadata: active at {}", holder.nodeId(), role, reg.id(), reg.url());
+    } else {
+      log.info("node={} {} {} {} at {}", holder.nodeId(), existing == null ? "added" : "refreshed", role, reg.id(),
+          reg.url());
+    }
     return publish(new ClusterMetadata(map.withNode(next), md.buckets()));
   }
 
@@ -137,6 +150,10 @@ public final class ClusterAuthority {
     if (state == NodeState.OFFLINE) {
       throw new ConflictException(ConflictException.INVALID_STATE,
           "offline is set by health checks, not by operators; use maintenance");
+    }
+    if (state == NodeState.JOINING) {
+      throw new ConflictException(ConflictException.INVALID_STATE,
+          "joining is set by a new target's registration, not by operators");
     }
     if (state == NodeState.ACTIVE && n.state() == NodeState.OFFLINE) {
       throw new ConflictException(ConflictException.INVALID_STATE,
@@ -245,6 +262,13 @@ public final class ClusterAuthority {
     ClusterMetadata md = holder.require().metadata();
     Node n = md.map().node(id).orElse(null);
     if (n == null) {
+      return;
+    }
+    if (!healthy && n.state() == NodeState.JOINING) {
+      // It never held an object nor a place: it leaves, and registers anew if it comes back.
+      log.warn("node={} target {} stopped answering before it finished joining; it leaves the map", holder.nodeId(),
+          id);
+      publish(new ClusterMetadata(md.map().without(id), md.buckets()));
       return;
     }
     NodeState next = n.state();

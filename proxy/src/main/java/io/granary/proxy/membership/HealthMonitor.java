@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The primary's health checks: every {@code interval} it asks each node (other than itself) for
  * {@code GET /v1/health}. A node silent for {@code offlineAfter} is marked offline; an
- * offline node that answers is marked active again. Offline nodes keep their HRW place (see {@link NodeState}).
+ * offline node that answers is marked active again. Offline nodes keep their HRW place (see {@link NodeState}); a
+ * joining target that stays silent as long leaves the map (it never held an object).
  */
 public final class HealthMonitor implements AutoCloseable {
   private final ClusterMetadataHolder holder;
@@ -82,7 +83,7 @@ public final class HealthMonitor implements AutoCloseable {
         if (n.state() == NodeState.OFFLINE) {
           blocking.execute(() -> authority.healthChanged(n.id(), true));
         }
-      } else if (n.state() == NodeState.ACTIVE
+      } else if ((n.state() == NodeState.ACTIVE || n.state() == NodeState.JOINING)
           && clock.millis() - lastHeard.getOrDefault(n.id(), now) >= offlineAfter.toMillis()) {
         blocking.execute(() -> authority.healthChanged(n.id(), false));
       }

@@ -82,9 +82,15 @@ class ClusterAuthorityTest {
   private ClusterMetadata bootstrapWithTargets(String... ids) {
     ClusterMetadata md = authority.bootstrap(SELF);
     for (String id : ids) {
-      md = authority.join(target(id));
+      md = joinInTwoSteps(target(id));
     }
     return md;
+  }
+
+  /** As a target's joiner does: registers, then registers again holding the metadata it was answered. */
+  private ClusterMetadata joinInTwoSteps(NodeRegistration reg) {
+    ClusterMetadata first = authority.join(reg);
+    return authority.join(reg.holding(first.map().version()));
   }
 
   private static NodeState state(ClusterMetadata md, String id) {
@@ -159,16 +165,51 @@ class ClusterAuthorityTest {
   // ---------------------------------------------------------------- join
 
   @Test
-  void join_newTarget_addsItActiveAndBumpsVersion() throws IOException {
-    authority.bootstrap(SELF);
+  void join_newTarget_joinsOutOfPlacement_andIsActiveOnceItRegistersHoldingTheMap() throws IOException {
+    ClusterMetadata boot = authority.bootstrap(SELF);
+    NodeRegistration reg = new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL + "/t1/", 2.5);
 
-    ClusterMetadata md = authority.join(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL + "/t1/", 2.5));
+    ClusterMetadata joining = authority.join(reg);
 
-    assertThat(md.map().version()).isEqualTo(2);
-    assertThat(md.map().targets().get("t1"))
+    assertThat(joining.map().version()).isEqualTo(2);
+    assertThat(joining.map().targets().get("t1"))
+        .isEqualTo(new Node("t1", NodeRole.TARGET, DEAD_URL + "/t1", NodeState.JOINING, 2.5));
+    assertThat(joining.map().placement().size()).as("no client is sent to it yet").isZero();
+    assertThat(joining.map().rebalance()).as("placement unchanged: no rebalance").isEqualTo(boot.map().rebalance());
+    assertThat(joining.buckets().version()).as("bucket metadata untouched").isEqualTo(1);
+    assertThat(authority.join(reg)).as("again without a map: still joining, nothing changes").isEqualTo(joining);
+
+    ClusterMetadata active = authority.join(reg.holding(joining.map().version()));
+
+    assertThat(active.map().version()).isEqualTo(3);
+    assertThat(active.map().targets().get("t1"))
         .isEqualTo(new Node("t1", NodeRole.TARGET, DEAD_URL + "/t1", NodeState.ACTIVE, 2.5));
-    assertThat(md.buckets().version()).as("bucket metadata untouched").isEqualTo(1);
-    assertThat(persisted()).isEqualTo(md);
+    assertThat(active.map().placement().owner(1).orElseThrow().id()).isEqualTo("t1");
+    assertThat(active.map().rebalance().running()).as("started by the placement change").isTrue();
+    assertThat(persisted()).isEqualTo(active);
+  }
+
+  @Test
+  void join_targetWithAMapAlready_isActiveAtOnce() {
+    authority.bootstrap(SELF);
+    // A member that kept its metadata while the primary lost its own registers holding a map.
+    ClusterMetadata md = authority.join(target("t1").holding(7));
+    assertThat(state(md, "t1")).isEqualTo(NodeState.ACTIVE);
+  }
+
+  @Test
+  void joining_isNotAStateOperatorsSet_andAJoiningTargetThatStopsAnsweringLeavesTheMap() {
+    bootstrapWithTargets("t1");
+    ClusterMetadata joining = authority.join(target("t2"));
+    assertThat(state(joining, "t2")).isEqualTo(NodeState.JOINING);
+    assertInvalidState(() -> authority.setState("t1", NodeState.JOINING));
+
+    authority.healthChanged("t2", false);
+
+    ClusterMetadata after = authority.join(target("t3"));
+    assertThat(after.map().targets()).as("t2 left; it was never placed").containsOnlyKeys("t1", "t3");
+    assertThat(after.map().retired()).as("it may join again").doesNotContain("t2");
+    assertThat(state(authority.join(target("t2")), "t2")).isEqualTo(NodeState.JOINING);
   }
 
   @Test
@@ -183,18 +224,17 @@ class ClusterAuthorityTest {
   void join_sameRegistrationAgain_isNoOp() throws IOException {
     ClusterMetadata md = bootstrapWithTargets("t1");
 
-    ClusterMetadata again = authority.join(target("t1"));
+    ClusterMetadata again = authority.join(target("t1").holding(md.map().version()));
 
     assertThat(again).isEqualTo(md);
-    assertThat(again.map().version()).isEqualTo(2);
     assertThat(persisted()).isEqualTo(md);
   }
 
   @Test
   void join_newUrl_refreshesNode() throws IOException {
-    bootstrapWithTargets("t1");
+    long before = bootstrapWithTargets("t1").map().version();
     ClusterMetadata md = authority.join(new NodeRegistration("t1", NodeRole.TARGET, "http://127.0.0.1:2", 0));
-    assertThat(md.map().version()).isEqualTo(3);
+    assertThat(md.map().version()).isEqualTo(before + 1);
     assertThat(md.map().targets().get("t1").url()).isEqualTo("http://127.0.0.1:2");
     assertThat(persisted()).isEqualTo(md);
   }
@@ -202,22 +242,22 @@ class ClusterAuthorityTest {
   @Test
   void join_withoutWeight_keepsPreviousWeight() {
     authority.bootstrap(SELF);
-    authority.join(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL, 3));
-    ClusterMetadata md = authority.join(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL, 0));
+    long before = joinInTwoSteps(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL, 3)).map().version();
+    ClusterMetadata md = authority.join(new NodeRegistration("t1", NodeRole.TARGET, DEAD_URL, 0, before));
     assertThat(md.map().targets().get("t1").weight()).isEqualTo(3);
-    assertThat(md.map().version()).as("nothing changed").isEqualTo(2);
+    assertThat(md.map().version()).as("nothing changed").isEqualTo(before);
   }
 
   @Test
   void join_afterOffline_makesNodeActiveAgain() throws IOException {
-    bootstrapWithTargets("t1");
+    long before = bootstrapWithTargets("t1").map().version();
     authority.healthChanged("t1", false);
     assertThat(state(persisted(), "t1")).isEqualTo(NodeState.OFFLINE);
 
     ClusterMetadata md = authority.join(target("t1"));
 
     assertThat(state(md, "t1")).isEqualTo(NodeState.ACTIVE);
-    assertThat(md.map().version()).isEqualTo(4);
+    assertThat(md.map().version()).isEqualTo(before + 2);
     assertThat(persisted()).isEqualTo(md);
   }
 
@@ -270,20 +310,20 @@ class ClusterAuthorityTest {
 
   @Test
   void healthChanged_unhealthyActive_goesOfflineAndBack() throws IOException {
-    bootstrapWithTargets("t1");
+    long v = bootstrapWithTargets("t1").map().version();
 
     authority.healthChanged("t1", false);
     ClusterMetadata offline = persisted();
     assertThat(state(offline, "t1")).isEqualTo(NodeState.OFFLINE);
-    assertThat(offline.map().version()).isEqualTo(3);
+    assertThat(offline.map().version()).isEqualTo(v + 1);
     assertThat(offline.map().placement().owner(12345).orElseThrow().id()).as("keeps its HRW place").isEqualTo("t1");
 
     authority.healthChanged("t1", false);
-    assertThat(persisted().map().version()).as("already offline: no new version").isEqualTo(3);
+    assertThat(persisted().map().version()).as("already offline: no new version").isEqualTo(v + 1);
 
     authority.healthChanged("t1", true);
     assertThat(state(persisted(), "t1")).isEqualTo(NodeState.ACTIVE);
-    assertThat(persisted().map().version()).isEqualTo(4);
+    assertThat(persisted().map().version()).isEqualTo(v + 2);
   }
 
   @Test
@@ -308,12 +348,12 @@ class ClusterAuthorityTest {
 
   @Test
   void setState_maintenanceActiveDecommissioning_transitions_eachStartingARebalance() throws IOException {
-    bootstrapWithTargets("t1", "t2");
+    long v = bootstrapWithTargets("t1", "t2").map().version();
     long rebalance = persisted().map().rebalance().id();
 
     ClusterMetadata m = authority.setState("t1", NodeState.MAINTENANCE);
     assertThat(state(m, "t1")).isEqualTo(NodeState.MAINTENANCE);
-    assertThat(m.map().version()).isEqualTo(4);
+    assertThat(m.map().version()).isEqualTo(v + 1);
     assertThat(m.map().placement().owner(1).orElseThrow().id()).as("out of placement").isEqualTo("t2");
     assertThat(m.map().rebalance().id()).as("started in the same version").isEqualTo(rebalance + 1);
     assertThat(m.map().rebalance().running()).isTrue();
@@ -321,13 +361,13 @@ class ClusterAuthorityTest {
 
     ClusterMetadata a = authority.setState("t1", NodeState.ACTIVE);
     assertThat(state(a, "t1")).isEqualTo(NodeState.ACTIVE);
-    assertThat(a.map().version()).isEqualTo(5);
+    assertThat(a.map().version()).isEqualTo(v + 2);
     assertThat(a.map().rebalance().id()).isEqualTo(rebalance + 2);
     assertThat(persisted()).isEqualTo(a);
 
     ClusterMetadata d = authority.setState("t1", NodeState.DECOMMISSIONING);
     assertThat(state(d, "t1")).isEqualTo(NodeState.DECOMMISSIONING);
-    assertThat(d.map().version()).isEqualTo(6);
+    assertThat(d.map().version()).isEqualTo(v + 3);
     assertThat(d.map().rebalance().id()).isEqualTo(rebalance + 3);
     assertThat(persisted()).isEqualTo(d);
   }
@@ -346,9 +386,11 @@ class ClusterAuthorityTest {
   void join_newTargetOrNewWeight_startsARebalance_refreshDoesNot() {
     ClusterMetadata one = bootstrapWithTargets("t1");
     long first = one.map().rebalance().id();
-    ClusterMetadata two = authority.join(target("t2"));
+    assertThat(authority.join(target("t2")).map().rebalance().id()).as("joining: not placed yet").isEqualTo(first);
+    ClusterMetadata two = joinInTwoSteps(target("t2"));
     assertThat(two.map().rebalance().id()).isEqualTo(first + 1);
-    assertThat(authority.join(target("t2")).map().rebalance().id()).as("same registration").isEqualTo(first + 1);
+    assertThat(authority.join(target("t2").holding(two.map().version())).map().rebalance().id())
+        .as("same registration").isEqualTo(first + 1);
     authority.healthChanged("t2", false);
     assertThat(authority.join(target("t2")).map().rebalance().id()).as("back from offline").isEqualTo(first + 1);
     ClusterMetadata heavier = authority.join(new NodeRegistration("t2", NodeRole.TARGET, DEAD_URL + "/t2", 3));
@@ -388,7 +430,7 @@ class ClusterAuthorityTest {
   void setState_sameState_isNoOp() throws IOException {
     ClusterMetadata md = bootstrapWithTargets("t1");
     assertThat(authority.setState("t1", NodeState.ACTIVE)).isEqualTo(md);
-    assertThat(persisted().map().version()).isEqualTo(2);
+    assertThat(persisted().map().version()).isEqualTo(md.map().version());
   }
 
   @Test
@@ -520,9 +562,7 @@ class ClusterAuthorityTest {
 
   @Test
   void everyChange_survivesRestartOfThePrimary() throws IOException {
-    authority.bootstrap(SELF);
-    authority.join(target("t1"));
-    authority.join(target("t2"));
+    bootstrapWithTargets("t1", "t2");
     authority.healthChanged("t2", false);
     authority.setState("t1", NodeState.MAINTENANCE);
     ClusterMetadata last = authority.createBucket(Bucket.local("bkt"), ChecksumType.CRC32C);
