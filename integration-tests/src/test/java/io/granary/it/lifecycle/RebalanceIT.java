@@ -98,6 +98,7 @@ class RebalanceIT {
     JsonNode end = Rebalances.awaitEnd(cluster, id, MAX_REBALANCE);
     awaitPass(load, load.passes()); // a whole pass more after the move
     load.close();
+    extraNames.addAll(load.written().keySet()); // first, so that a failure here does not fail the next test too
 
     assertThat(end.path("state").asText()).as(end.toString()).isEqualTo("succeeded");
     assertThat(load.failures()).as("failed reads during the move").isEmpty();
@@ -105,7 +106,6 @@ class RebalanceIT {
     assertThat(load.writeFailures()).as("failed writes during the move").isEmpty();
     assertThat(load.reads()).isGreaterThan(passesBefore);
     assertThat(load.checkWritten()).as("acknowledged writes that do not read back").isEmpty();
-    extraNames.addAll(load.written().keySet());
 
     // About a quarter moved, all of it to the new target: per HRW, and as the job counted.
     ClusterMap after = cluster.map();
@@ -148,12 +148,12 @@ class RebalanceIT {
         .asBoolean());
     awaitPass(load, load.passes());
     load.close();
+    extraNames.addAll(load.written().keySet());
 
     assertThat(end.path("state").asText()).as(end.toString()).isEqualTo("succeeded");
     assertThat(load.failures()).as("failed reads while the target drained").isEmpty();
     assertThat(load.writeFailures()).as("failed writes while the target drained").isEmpty();
     assertThat(load.checkWritten()).as("acknowledged writes that do not read back").isEmpty();
-    extraNames.addAll(load.written().keySet());
     ClusterMap after = cluster.map();
     assertThat(after.targets()).doesNotContainKey(leaving);
     assertThat(after.retired()).contains(leaving);

@@ -160,10 +160,15 @@ public final class TestCluster implements AutoCloseable {
     deleteTree(dir);
   }
 
-  /** The first port of {@code n} consecutive free loopback ports. */
+  /**
+   * The first port of {@code n} consecutive free loopback ports, below the kernel's ephemeral range: a port kept
+   * spare for a target a test adds later must not be taken meanwhile as the local port of some client connection
+   * (under load there are thousands), or that target fails to bind.
+   */
   public static int freePortRange(int n) throws IOException {
+    int high = Math.max(12000, ephemeralLow()) - n;
     for (int attempt = 0; attempt < 200; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20000, 60000 - n);
+      int base = ThreadLocalRandom.current().nextInt(10000, high);
       boolean ok = true;
       for (int p = base; p < base + n && ok; p++) {
         try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
@@ -177,6 +182,16 @@ public final class TestCluster implements AutoCloseable {
       }
     }
     throw new IOException("no " + n + " consecutive free ports found");
+  }
+
+  /** The lowest port the kernel hands out to outgoing connections (Linux), or 32768 when it cannot be read. */
+  private static int ephemeralLow() {
+    try {
+      return Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim()
+          .split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 32768;
+    }
   }
 
   static void deleteTree(Path root) throws IOException {
