@@ -214,7 +214,8 @@ class MembershipIT {
     Http.Reply stale = signedSend("PUT", target + "/v1/metasync", push.toString());
     assertThat(stale.status()).isEqualTo(200);
     JsonNode after = ClusterJson.mapper().readTree(cluster.getSigned(target + "/v1/cluster/map").body());
-    assertThat(after.path("version").asLong()).isEqualTo(version);
+    // Not the pushed v2; a newer one may have come meanwhile (the previous test's rebalance settling).
+    assertThat(after.path("version").asLong()).as("the stale push was ignored").isGreaterThanOrEqualTo(version);
     assertThat(after.path("targets").size()).isEqualTo(3);
     assertThat(cluster.getSigned(target + "/v1/buckets/" + BUCKET).status()).as("bucket still known").isEqualTo(200);
 

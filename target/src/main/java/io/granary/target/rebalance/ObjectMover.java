@@ -136,11 +136,12 @@ final class ObjectMover {
   }
 
   /**
-   * Sends the copy held here to {@code to} once, uncapped (get-from-neighbor: a client waits), and removes it here
-   * when {@code to} has it and owns it. Null when this target does not hold the object.
+   * Sends the copy held here to {@code to} once, uncapped (get-from-neighbor: a client waits). When {@code to} has
+   * it and owns it, the copy here is left for the caller to remove ({@link Result#toRemove}) once the client's wait
+   * is over. Null when this target does not hold the object.
    */
   Result push(BucketProps bucket, String name, Node to) throws TransferException, IOException, InterruptedException {
-    return sendOnce(bucket, name, to, BandwidthCap.NONE, false, true);
+    return sendOnce(bucket, name, to, BandwidthCap.NONE, true, true);
   }
 
   /** One attempt: null when the object is not here. */

@@ -191,8 +191,15 @@ public final class Rebalancer implements AutoCloseable {
           }
           f.complete(r == null ? null : r.kind() == ObjectMover.Kind.MOVED ? Relocation.Outcome.STORED
               : Relocation.Outcome.KEPT);
+          if (r != null && r.toRemove() != null) {
+            // After answering: the owner that asked serves its client from its own committed copy meanwhile.
+            relocation.removeSent(r.toRemove().bucket(), r.toRemove().name(), r.toRemove().meta());
+          }
         } catch (Throwable t) {
-          f.completeExceptionally(t);
+          if (!f.completeExceptionally(t)) {
+            log.warn("node={} bucket={} object={} removing the copy pushed to {} failed: {}", self,
+                bucket.bucket(), name, to.id(), t.toString());
+          }
         }
       });
     } catch (RejectedExecutionException e) {
