@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Feeds decoded HTTP messages of one connection to per-request {@link RequestHandler}s. Pipeline position: after
- * {@code HttpServerCodec} and {@code IdleStateHandler}; the channel must allow half-closure so that a body cut
- * short by the client can still be answered.
+ * {@code HttpServerCodec}, {@link RequestFraming} and {@code IdleStateHandler}; the channel must allow half-closure
+ * so that a body cut short by the client can still be answered. A request whose {@code decoderResult()} failed is
+ * never routed: it is answered with its error and the connection closes.
  *
  * <p>It owns the connection's life cycle: it sends {@code 100 Continue} once a handler accepts a request; it
  * stops reading while a complete request waits for its (possibly asynchronous) answer, holding any pipelined
@@ -97,8 +98,8 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       Throwable cause = req.decoderResult().cause();
       current.markRequestComplete();
       current.lingerAfterResponse(); // unread input would turn our close into a reset that destroys the answer
-      String what = cause instanceof TooLongFrameException ? "request line or headers too long" : "malformed request";
-      current.sendError(new BadRequestException("MalformedRequest", what + ": " + cause.getMessage()));
+      log.debug("node={} {}: refused request: {}", nodeId, ctx.channel().remoteAddress(), cause.toString());
+      current.sendError(framingError(cause));
       return;
     }
     RequestPath path;
@@ -124,6 +125,15 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       ex.markContinueSent();
       ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
+  }
+
+  /** The answer to a request the decoder or {@link RequestFraming} refused; the connection closes after it. */
+  private static ApiException framingError(Throwable cause) {
+    if (cause instanceof ApiException e) {
+      return e; // RequestFraming's own refusal (505, 501, 400)
+    }
+    String what = cause instanceof TooLongFrameException ? "request line or headers too long" : "malformed request";
+    return new BadRequestException("MalformedRequest", what + ": " + cause.getMessage());
   }
 
   private void content(ChannelHandlerContext ctx, HttpContent chunk) {
@@ -197,7 +207,8 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   }
 
   private void linger(HttpExchange ex) {
-    abortHandler(ex, new IncompleteBodyException(ex.bodyBytes(), ex.declaredLength()));
+    // The close is scheduled first: whatever goes wrong below, the connection must not outlive the linger.
+    ex.channel().eventLoop().schedule(() -> ex.channel().close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
     draining = true;
     held.forEach(ReferenceCountUtil::release);
     held.clear();
@@ -205,7 +216,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       duplex.shutdownOutput();
     }
     ex.channel().config().setAutoRead(true);
-    ex.channel().eventLoop().schedule(() -> ex.channel().close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    abortHandler(ex, new IncompleteBodyException(ex.bodyBytes(), ex.declaredLength()));
   }
 
   private void fail(HttpExchange ex, ApiException e) {

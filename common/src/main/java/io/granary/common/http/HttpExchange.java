@@ -137,9 +137,13 @@ public final class HttpExchange {
     return bodyBytes;
   }
 
-  /** The declared Content-Length, or -1 when the body is chunked or absent. */
+  /** The declared Content-Length, or -1 when the body is chunked or absent (or the decoder refused the value). */
   public long declaredLength() {
-    return HttpUtil.getContentLength(request, -1L);
+    try {
+      return HttpUtil.getContentLength(request, -1L);
+    } catch (NumberFormatException e) {
+      return -1; // "5, 5" or "0x5": the decoder failed the request, which is being refused and closed
+    }
   }
 
   /** Whether the request declares a body (Content-Length &gt; 0 or chunked). */

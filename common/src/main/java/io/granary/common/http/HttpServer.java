@@ -13,8 +13,9 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Netty HTTP/1.1 server for one node. Pipeline, in order: {@code http} (codec), {@code idle} (closes
- * connections with no traffic either way), {@code dispatch} ({@link HttpDispatcher}).
+ * A Netty HTTP/1.1 server for one node. Pipeline, in order: {@code http} (codec), {@code framing}
+ * ({@link RequestFraming}: refuses requests whose framing cannot be trusted), {@code idle} (closes connections with
+ * no traffic either way), {@code dispatch} ({@link HttpDispatcher}).
  */
 public final class HttpServer implements AutoCloseable {
   /** Longest request line: a 1024-byte object name percent-encoded is 3 KiB; leave room for query and bucket. */
@@ -80,6 +81,7 @@ public final class HttpServer implements AutoCloseable {
           protected void initChannel(SocketChannel ch) {
             ch.pipeline()
                 .addLast("http", new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADER_SIZE, MAX_CHUNK_SIZE))
+                .addLast("framing", new RequestFraming())
                 .addLast("idle", new IdleStateHandler(true, 0, 0, idleSeconds, TimeUnit.SECONDS))
                 .addLast("dispatch", new HttpDispatcher(router, nodeId, listener));
           }

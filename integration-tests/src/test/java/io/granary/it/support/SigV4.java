@@ -25,10 +25,17 @@ public final class SigV4 {
   /** {@code b} signed for {@code method} on {@code url} with {@code body} (its SHA-256 is signed; may be empty). */
   public static HttpRequest.Builder sign(HttpRequest.Builder b, String method, String url, byte[] body, String accessKey,
       String secretKey) {
+    return sign(b, method, url, body, Map.of(), accessKey, secretKey);
+  }
+
+  /** As above, with {@code headers} (e.g. x-amz-copy-source) signed and set on {@code b}. */
+  public static HttpRequest.Builder sign(HttpRequest.Builder b, String method, String url, byte[] body,
+      Map<String, String> headers, String accessKey, String secretKey) {
     URI u = URI.create(url);
     SdkHttpRequest.Builder req = SdkHttpRequest.builder().method(SdkHttpMethod.fromValue(method)).protocol(u.getScheme())
         .host(u.getHost()).port(u.getPort()).encodedPath(u.getRawPath())
         .putHeader("x-amz-content-sha256", "required");
+    headers.forEach(req::putHeader);
     if (u.getRawQuery() != null) {
       for (String kv : u.getRawQuery().split("&")) {
         int eq = kv.indexOf('=');

@@ -9,6 +9,7 @@ import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.NotImplementedException;
 import io.granary.common.api.GranaryHeaders;
+import io.granary.common.http.AfterBody;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
@@ -20,6 +21,9 @@ import io.granary.common.s3.S3Errors;
 import io.granary.common.s3.VersioningConfiguration;
 import io.granary.proxy.ProxyContext;
 import io.granary.proxy.auth.Authentication;
+import io.granary.proxy.relay.RequestBody;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;
@@ -61,12 +65,13 @@ public final class S3Router implements Router {
     Map<String, List<String>> q = ex.queryParams();
     if (path.service()) {
       if (m.equals(HttpMethod.GET)) {
-        return new ListBucketsHandler(ctx.cluster());
+        return afterVerifiedBody(ex, auth, new ListBucketsHandler(ctx.cluster()));
       }
       throw new MethodNotAllowedException(m, "/");
     }
     if (!path.hasKey()) {
-      return bucketOperation(ex, path, auth, m, q);
+      RequestHandler h = bucketOperation(ex, path, auth, m, q);
+      return h instanceof S3BodyCollector ? h : afterVerifiedBody(ex, auth, h);
     }
     for (String sub : UNSUPPORTED_OBJECT) {
       if (q.containsKey(sub)) {
@@ -78,7 +83,7 @@ public final class S3Router implements Router {
     }
     BucketProps bucket = resolve(ctx.cluster(), path.bucket());
     if (ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && plainRead(q)) {
-      return redirect(bucket, path);
+      return afterVerifiedBody(ex, auth, redirect(bucket, path));
     }
     return forwarder.forward(ex, path, bucket, S3Bodies.of(ex, auth));
   }
@@ -123,7 +128,25 @@ public final class S3Router implements Router {
     throw new MethodNotAllowedException(m, ex.path().raw());
   }
 
-  /** Redirect mode: 307 to the owning target's S3 endpoint, signed so the target serves it without the client's key. */
+  /**
+   * {@code handler}, served from the request head, run only once a body sent with it has arrived whole and matches
+   * what the signature says of it (payload hash, aws-chunked signatures): a refused request changes nothing.
+   * Relayed object requests need no such wrapper: the proxy withholds the end of a failing body and the target
+   * acts only on a complete one.
+   */
+  private static RequestHandler afterVerifiedBody(HttpExchange ex, Authentication auth, RequestHandler handler) {
+    if (!ex.hasBody()) {
+      return handler;
+    }
+    RequestBody body = S3Bodies.of(ex, auth);
+    return AfterBody.of(ex, handler, chunk -> {
+      body.accept(chunk.content(), ByteBuf::release); // the bytes are not used, only verified
+      if (chunk instanceof LastHttpContent) {
+        body.finish();
+      }
+    });
+  }
+
   /**
    * Whether a GET or HEAD reads the object (and so may be redirected): its query holds nothing but presigned-URL
    * parameters, {@code partNumber} and {@code response-*} overrides. Anything else (ListParts' uploadId...) is

@@ -6,6 +6,7 @@ import io.granary.common.error.AccessDeniedException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.RouteNotFoundException;
 import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.AfterBody;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
@@ -80,13 +81,14 @@ public final class TargetRouter implements Router {
 
   private static final String S3_OBJECTS = "/s3/";
 
-  private RequestHandler objectHandler(ObjectApi api, HttpMethod m) {
+  /** GET, HEAD and DELETE run only once a body sent with them has arrived whole: see {@link AfterBody}. */
+  private RequestHandler objectHandler(HttpExchange ex, ObjectApi api, HttpMethod m) {
     if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
-      return handlers.get(api);
+      return AfterBody.of(ex, handlers.get(api));
     } else if (m.equals(HttpMethod.PUT)) {
       return handlers.put(api);
     } else if (m.equals(HttpMethod.DELETE)) {
-      return handlers.delete(api);
+      return AfterBody.of(ex, handlers.delete(api));
     }
     return null;
   }
@@ -109,7 +111,7 @@ public final class TargetRouter implements Router {
       }
     }
     if (path.startsWith(ApiPaths.OBJECTS)) {
-      RequestHandler h = objectHandler(nativeApi, m);
+      RequestHandler h = objectHandler(ex, nativeApi, m);
       if (h != null) {
         return h;
       }

@@ -1,6 +1,7 @@
 package io.granary.target.s3;
 
 import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.http.AfterBody;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.target.http.ObjectHandlers;
@@ -44,38 +45,42 @@ public final class S3TargetRoutes {
     return api;
   }
 
-  /** The handler for an S3 request, or null when the method does not apply. */
+  /**
+   * The handler for an S3 request, or null when the method does not apply. Operations served from the head run
+   * only once a body sent with them has arrived whole ({@link AfterBody}): the proxy withholds the end of a body
+   * that fails verification, and the request must then change nothing.
+   */
   public RequestHandler route(HttpExchange ex) {
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {
-        return new CreateUploadHandler(api, multipart, disk);
+        return AfterBody.of(ex, new CreateUploadHandler(api, multipart, disk));
       }
       if (q.containsKey("uploadId")) {
-        return new CompleteUploadHandler(api, multipart, disk);
+        return new CompleteUploadHandler(api, multipart, disk); // acts on its whole body
       }
       return null;
     }
     if (q.containsKey("uploadId")) {
       if (m.equals(HttpMethod.PUT)) {
-        return new ObjectPutHandler(api, store, disk, new PartCompletion(multipart));
+        return new ObjectPutHandler(api, store, disk, new PartCompletion(multipart)); // commits at the body's end
       } else if (m.equals(HttpMethod.DELETE)) {
-        return new AbortUploadHandler(api, multipart, disk);
+        return AfterBody.of(ex, new AbortUploadHandler(api, multipart, disk));
       } else if (m.equals(HttpMethod.GET)) {
-        return new ListPartsHandler(api, multipart, disk);
+        return AfterBody.of(ex, new ListPartsHandler(api, multipart, disk));
       }
       return null;
     }
     if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
-      return handlers.get(api);
+      return AfterBody.of(ex, handlers.get(api));
     } else if (m.equals(HttpMethod.PUT)) {
       if (ex.header(CopyObjectHandler.COPY_SOURCE) != null) {
-        return new CopyObjectHandler(api, store, disk, copySource, handlers);
+        return AfterBody.of(ex, new CopyObjectHandler(api, store, disk, copySource, handlers));
       }
-      return handlers.put(api);
+      return handlers.put(api); // commits at the body's end
     } else if (m.equals(HttpMethod.DELETE)) {
-      return handlers.delete(api);
+      return AfterBody.of(ex, handlers.delete(api));
     }
     return null;
   }
