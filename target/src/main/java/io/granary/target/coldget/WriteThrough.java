@@ -5,7 +5,9 @@ import io.granary.common.http.HttpExchange;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.PutCompletion;
 import io.granary.target.meta.ObjectMeta;
+import io.granary.target.http.WritePreconditions;
 import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.io.IOException;
@@ -26,6 +28,11 @@ final class WriteThrough implements PutCompletion {
 
   @Override
   public void check(HttpExchange ex, ObjectApi.ObjectRequest req) {
+  }
+
+  @Override
+  public WriteCondition condition(HttpExchange ex) {
+    return WritePreconditions.parse(ex.request().headers());
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import org.slf4j.Logger;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * PUT of an object: streams the body to a work file while checksumming, then (on the disk pool) verifies the
- * client's checksums ({@link ClientChecksums}), fsyncs and commits. Any failure leaves nothing.
+ * client's checksums ({@link ClientChecksums}), fsyncs and commits. Any failure leaves nothing. A precondition
+ * ({@link WritePreconditions}) is checked before the body is read and decided at the commit.
  */
 public final class ObjectPutHandler implements RequestHandler {
   private static final Logger log = LoggerFactory.getLogger(ObjectPutHandler.class);
@@ -37,7 +39,12 @@ public final class ObjectPutHandler implements RequestHandler {
     ObjectApi.ObjectRequest req = api.read(ex);
     try {
       completion.check(ex, req);
-      op = store.beginPut(req.bucket(), req.name(), api.putOptions(ex));
+      WriteCondition condition = completion.condition(ex);
+      // Early, before a byte is received: a condition that fails now is answered at once. The commit decides.
+      if (!condition.isNone()) {
+        condition.check(store.stat(req.bucket(), req.name()), req.bucket().bucket().toString(), req.name());
+      }
+      op = store.beginPut(req.bucket(), req.name(), api.putOptions(ex).withCondition(condition));
     } catch (Exception e) {
       throw StorageErrors.of("starting PUT of " + req.name(), e);
     }

@@ -2,6 +2,7 @@ package io.granary.target.http;
 
 import io.granary.common.http.HttpExchange;
 import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.io.IOException;
@@ -15,6 +16,14 @@ public interface PutCompletion {
   /** Checks the request before any byte is written (event loop); throws an ApiException to refuse it. */
   void check(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException;
 
+  /**
+   * The precondition the write must meet at its commit (If-Match / If-None-Match); 400 when malformed. A part of a
+   * multipart upload has none: its upload's completion carries it.
+   */
+  default WriteCondition condition(HttpExchange ex) {
+    return WriteCondition.NONE;
+  }
+
   /** Finishes the body and returns the headers of the answer (disk pool). */
   HttpHeaders complete(PutOperation op) throws IOException;
 
@@ -23,6 +32,11 @@ public interface PutCompletion {
     return new PutCompletion() {
       @Override
       public void check(HttpExchange ex, ObjectApi.ObjectRequest req) {
+      }
+
+      @Override
+      public WriteCondition condition(HttpExchange ex) {
+        return WritePreconditions.parse(ex.request().headers());
       }
 
       @Override

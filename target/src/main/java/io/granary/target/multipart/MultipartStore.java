@@ -14,6 +14,7 @@ import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -216,6 +217,17 @@ public final class MultipartStore {
    */
   public ObjectMeta complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested)
       throws IOException {
+    return complete(bucket, name, uploadId, requested, WriteCondition.NONE);
+  }
+
+  /**
+   * {@link #complete}, committing only when {@code condition} holds for the object at the commit (checked also
+   * before the parts are assembled). When it does not, the condition's answer is thrown (412, or 404 for If-Match on
+   * a missing object), nothing is committed, and the upload stays as it was: it can be completed without the
+   * condition or aborted.
+   */
+  public ObjectMeta complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested,
+      WriteCondition condition) throws IOException {
     ReentrantLock lock = lock(uploadId);
     lock.lock();
     try {
@@ -249,7 +261,10 @@ public final class MultipartStore {
         }
         chosen.add(p);
       }
-      ObjectMeta meta = assemble(bucket, upload, chosen);
+      if (!condition.isNone()) { // early: assembling gigabytes to refuse them is a waste
+        condition.check(store.stat(bucket, name), bucket.bucket().toString(), name);
+      }
+      ObjectMeta meta = assemble(bucket, upload, chosen, condition);
       remove(bucket, upload);
       log.info("node={} bucket={} object={}: completed multipart upload {} of {} parts, {} bytes", nodeId,
           bucket.bucket(), name, uploadId, chosen.size(), meta.size());
@@ -259,7 +274,8 @@ public final class MultipartStore {
     }
   }
 
-  private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts) throws IOException {
+  private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts, WriteCondition condition)
+      throws IOException {
     ObjectLocation loc = store.locate(bucket, upload.name()); // assembled on the mountpath the object goes to
     Path dir = holder(bucket, upload).uploadsDir().resolve(upload.uploadId());
     Path work = store.newWorkFile(loc);
@@ -304,19 +320,24 @@ public final class MultipartStore {
     ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
         upload.userMeta(), upload.headers(), sizes);
     try {
-      if (bucket.isRemote()) {
-        RemoteWriter writer = remoteWriter;
-        if (writer == null) {
-          throw new IOException("no remote writer for completed uploads of remote bucket " + bucket.bucket());
-        }
-        meta = writer.upload(bucket, upload.name(), work, meta);
+      if (!bucket.isRemote()) {
+        store.commitWorkFile(loc, work, meta, condition);
+        return meta;
       }
-      store.commitWorkFile(loc, work, meta);
+      RemoteWriter writer = remoteWriter;
+      if (writer == null) {
+        throw new IOException("no remote writer for completed uploads of remote bucket " + bucket.bucket());
+      }
+      ObjectMeta assembled = meta;
+      return store.writeChecked(loc, condition, () -> { // the remote is written only when the condition holds
+        ObjectMeta remote = writer.upload(bucket, upload.name(), work, assembled);
+        store.commitWorkFile(loc, work, remote);
+        return remote;
+      });
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(work);
       throw e;
     }
-    return meta;
   }
 
   /** Aborts an upload: its parts and record go. 404 NoSuchUpload when it does not exist. */

@@ -8,12 +8,16 @@ import io.granary.common.s3.CompleteMultipartUpload;
 import io.granary.common.s3.CompleteMultipartUploadResult;
 import io.granary.common.s3.S3Responses;
 import io.granary.target.http.ObjectApi;
+import io.granary.target.http.WritePreconditions;
 import io.granary.target.multipart.MultipartStore;
+import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * CompleteMultipartUpload ({@code POST ?uploadId=U} with the part list): checks the parts, assembles and commits
- * the object on the disk pool, and answers with its ETag ({@code md5-of-part-md5s-N}).
+ * the object on the disk pool, and answers with its ETag ({@code md5-of-part-md5s-N}). {@code If-None-Match: *} and
+ * {@code If-Match} are decided at the commit ({@link MultipartStore#complete(io.granary.clustermap.bucket.BucketProps,
+ * String, String, java.util.List, WriteCondition)}).
  */
 final class CompleteUploadHandler extends SmallBodyHandler {
   /** 10,000 parts with checksums come to about 1.3 MB. */
@@ -23,6 +27,7 @@ final class CompleteUploadHandler extends SmallBodyHandler {
   private final MultipartStore multipart;
   private final BoundedExecutor disk;
   private ObjectApi.ObjectRequest req;
+  private WriteCondition condition; // If-Match / If-None-Match, decided when the object is committed
 
   CompleteUploadHandler(ObjectApi api, MultipartStore multipart, BoundedExecutor disk) {
     super(MAX_BODY);
@@ -35,20 +40,22 @@ final class CompleteUploadHandler extends SmallBodyHandler {
   public void onRequest(HttpExchange ex) throws Exception {
     super.onRequest(ex);
     req = api.read(ex);
+    condition = WritePreconditions.parse(ex.request().headers()); // malformed: 400 before the body is read
   }
 
   @Override
   protected void handle(HttpExchange ex, byte[] body) {
     CompleteMultipartUpload parts = CompleteMultipartUpload.parse(body);
     String uploadId = ex.queryParam("uploadId");
-    disk.submit(() -> multipart.complete(req.bucket(), req.name(), uploadId, parts.parts())).whenComplete((m, err) -> {
-      if (err != null) {
-        ex.sendError(ControlClient.cause(err));
-      } else {
-        String bucket = req.bucket().bucket().name();
-        S3Responses.xml(ex, HttpResponseStatus.OK, new CompleteMultipartUploadResult(
-            "/" + bucket + "/" + req.name(), bucket, req.name(), m.effectiveEtag()));
-      }
-    });
+    disk.submit(() -> multipart.complete(req.bucket(), req.name(), uploadId, parts.parts(), condition))
+        .whenComplete((m, err) -> {
+          if (err != null) {
+            ex.sendError(ControlClient.cause(err));
+          } else {
+            String bucket = req.bucket().bucket().name();
+            S3Responses.xml(ex, HttpResponseStatus.OK, new CompleteMultipartUploadResult(
+                "/" + bucket + "/" + req.name(), bucket, req.name(), m.effectiveEtag()));
+          }
+        });
   }
 }

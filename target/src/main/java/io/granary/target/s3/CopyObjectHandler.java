@@ -24,11 +24,13 @@ import io.granary.common.s3.S3Responses;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.Preconditions;
+import io.granary.target.http.WritePreconditions;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.PutOptions;
 import io.granary.target.storage.StoredObject;
+import io.granary.target.storage.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -58,7 +60,8 @@ import java.util.TreeMap;
  * CopyObject ({@code PUT /s3/BUCKET/KEY} with {@code x-amz-copy-source: /SRC_BUCKET/SRC_KEY}): the destination
  * target reads the source from its own disk or from the owning target and stores it like a PUT (streamed, hashed,
  * fsynced, committed). {@code x-amz-metadata-directive} COPY (default) keeps the source's Content-Type and user
- * metadata; REPLACE takes the request's. {@code x-amz-copy-source-if-*} conditions give 412.
+ * metadata; REPLACE takes the request's. {@code x-amz-copy-source-if-*} conditions give 412; {@code If-Match} and
+ * {@code If-None-Match: *} are preconditions on the destination, decided when the copy is committed.
  *
  * <p>Remote buckets on either side: a source in a remote bucket is always read through the owner's caching GET
  * (this target's own included), so an uncached or stale source is fetched like any cold GET; a destination in a
@@ -77,6 +80,7 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
   private HttpExchange ex;
   private ObjectApi.ObjectRequest dst;
   private boolean replace;
+  private WriteCondition condition; // If-Match / If-None-Match on the destination, decided at its commit
   private PutOperation op;       // the destination being written
   private Channel upstream;      // the connection to a remote source, while it streams
   private boolean done;
@@ -109,6 +113,10 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
     if (!replace && srcBucket.equals(dst.bucket()) && srcKey.equals(dst.name())) {
       throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidRequest", "This copy request is illegal "
           + "because it is trying to copy an object to itself without changing the object's metadata");
+    }
+    condition = WritePreconditions.parse(ex.request().headers());
+    if (!condition.isNone()) { // early, before the source is read; the commit decides
+      condition.check(store.stat(dst.bucket(), dst.name()), dst.bucket().bucket().toString(), dst.name());
     }
     Node owner = sources.owner(srcBucket, srcKey);
     // While objects move, a source this target owns may still be on its previous owner: read it through this
@@ -152,9 +160,9 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
     if (replace) {
       HttpHeaders h = ex.request().headers();
       return new PutOptions(size, List.of(), true, h.get(HttpHeaderNames.CONTENT_TYPE), S3ObjectApi.userMeta(h),
-          S3ObjectApi.storedHeaders(h));
+          S3ObjectApi.storedHeaders(h), condition);
     }
-    return new PutOptions(size, List.of(), true, contentType, userMeta, headers);
+    return new PutOptions(size, List.of(), true, contentType, userMeta, headers, condition);
   }
 
   /** Conditions on the source, written as the copy-source headers S3 uses. */

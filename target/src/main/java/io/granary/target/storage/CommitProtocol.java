@@ -51,7 +51,13 @@ final class CommitProtocol {
 
   /**
    * Commits the intent's work file as the object's version on {@code loc}'s mountpath, when {@code condition} (null:
-   * always) accepts the newest copy held now. A refused commit removes the work file and changes nothing.
+   * always) accepts the newest copy held now. A refused commit (false, or the condition's exception) removes the
+   * work file and changes nothing.
+   *
+   * <p>A conditional commit writes its intent only once the condition accepted, under the lock: an intent is what
+   * recovery finishes after a crash, and recovery cannot evaluate the condition again, so an intent written before
+   * the check could commit a refused version (a conditional PUT that lost its race) at the next start. Readers of
+   * that one object wait for that one synced write; unconditional commits keep writing it before the lock.
    *
    * @return whether the work file was committed
    */
@@ -59,16 +65,19 @@ final class CommitProtocol {
     Mountpath mp = loc.mountpath();
     Path work = mp.root().resolve(intent.workFile());
     try {
-      mp.meta().putIntent(intent);
+      if (condition == null) {
+        mp.meta().putIntent(intent);
+      }
       createObjectDirectories(mp, loc.file().getParent());
       Lock write = locks.forDigest(loc.digest()).writeLock();
       write.lock();
       try {
         ObjectMeta old = mp.meta().get(loc.key());
-        if (condition != null && !condition.accept(copies.newest(loc, old))) {
-          mp.meta().dropIntent(intent.workFile());
-          Files.deleteIfExists(work);
-          return false;
+        if (condition != null) {
+          if (!accepts(condition, copies.newest(loc, old), work)) {
+            return false;
+          }
+          mp.meta().putIntent(intent);
         }
         FileOps.moveReplacing(work, loc.file());
         mp.meta().publish(intent.key(), intent.meta());
@@ -92,6 +101,22 @@ final class CommitProtocol {
       misplacedListener.misplaced(loc); // the mountpaths changed while it was written: it belongs elsewhere now
     }
     return true;
+  }
+
+  /** Evaluates a commit condition; a refusal, returned or thrown, removes the work file first. Write lock held. */
+  private static boolean accepts(ObjectStore.CommitCondition condition, ObjectMeta current, Path work)
+      throws IOException {
+    boolean accepted;
+    try {
+      accepted = condition.accept(current);
+    } catch (RuntimeException refused) {
+      Files.deleteIfExists(work);
+      throw refused;
+    }
+    if (!accepted) {
+      Files.deleteIfExists(work);
+    }
+    return accepted;
   }
 
   /** After a failed commit: an intent whose rename did not happen must not complete it at the next start. */

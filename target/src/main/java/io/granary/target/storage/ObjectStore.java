@@ -58,6 +58,7 @@ public final class ObjectStore implements AutoCloseable {
   private final CommitProtocol commits; // steps 2 and 3 of every commit
   private final Map<Mountpath, List<CommitIntent>> recovered = new IdentityHashMap<>(); // registry's lock
   private final NameLocks locks = new NameLocks();
+  private final CheckedWrites checkedWrites = new CheckedWrites(); // conditional writes that go remote first
   private final long reserveBytes;
   private final AtomicLong workSeq = new AtomicLong();
   private final String pidHex = Long.toHexString(ProcessHandle.current().pid());
@@ -298,6 +299,32 @@ public final class ObjectStore implements AutoCloseable {
     commit(new CommitIntent(loc.key(), relWork, loc.relativeFile(), meta), loc);
   }
 
+  /**
+   * {@link #commitWorkFile}, when {@code condition} holds for the object's newest copy under its write lock, atomically
+   * with the rename. Otherwise the work file is removed, nothing changes, and the condition's answer is thrown (412
+   * PreconditionFailed, or 404 for If-Match on a missing object). Disk executor only.
+   */
+  public void commitWorkFile(ObjectLocation loc, Path workFile, ObjectMeta meta, WriteCondition condition)
+      throws IOException {
+    String relWork = loc.mountpath().root().relativize(workFile).toString();
+    commits.commit(new CommitIntent(loc.key(), relWork, loc.relativeFile(), meta), loc, condition.on(loc));
+  }
+
+  /**
+   * Runs {@code step} (write to the remote store, then commit here) after checking {@code condition} against the
+   * object now, while no other conditional write of the object runs on this target ({@link CheckedWrites}). With
+   * no condition the step just runs. Throws the condition's answer without running the step. Disk executor only.
+   */
+  public <T> T writeChecked(ObjectLocation loc, WriteCondition condition, CheckedStep<T> step) throws IOException {
+    return condition.isNone() ? step.run() : checkedWrites.run(this, loc, condition, step);
+  }
+
+  /** The last steps of a write that {@link #writeChecked} runs. */
+  @FunctionalInterface
+  public interface CheckedStep<T> {
+    T run() throws IOException;
+  }
+
   /** A new, empty work file on the object's mountpath, for content assembled by the caller (multipart). */
   public Path newWorkFile(ObjectLocation loc) {
     return loc.mountpath().workDir().resolve(loc.file().getFileName().toString().substring(0, 16) + "."
@@ -326,7 +353,10 @@ public final class ObjectStore implements AutoCloseable {
     return commits.commit(intent, loc, condition);
   }
 
-  /** Decides, under the object's write lock, whether a commit may replace the copy this target holds. */
+  /**
+   * Decides, under the object's write lock, whether a commit may replace the copy this target holds. Refusing, by
+   * returning false or by throwing a RuntimeException (an API error to answer with), removes the work file.
+   */
   @FunctionalInterface
   public interface CommitCondition {
     /** @param current the object's newest metadata now, on any readable mountpath, or null when there is none */

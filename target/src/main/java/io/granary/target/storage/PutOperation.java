@@ -110,15 +110,30 @@ public final class PutOperation {
     ObjectMeta apply(Staged staged, ObjectMeta meta) throws IOException;
   }
 
-  /** As {@link #finish()}, running {@code beforeCommit} just before the commit. */
+  /**
+   * As {@link #finish()}, running {@code beforeCommit} just before the commit. The PUT's precondition
+   * ({@link PutOptions#condition}) is decided at the commit, under the object's lock; for a remote bucket, whose
+   * {@code beforeCommit} writes the remote store, it is checked before that write instead, with the other
+   * conditional writes of the object held off until the commit ({@link ObjectStore#writeChecked}).
+   */
   public ObjectMeta finish(BeforeCommit beforeCommit) throws IOException {
     Staged staged = finishStaged();
     try {
-      ObjectMeta meta = new ObjectMeta(staged.size(), bucketHasher.type(), staged.sums().get(bucketHasher.type()),
+      ObjectMeta built = new ObjectMeta(staged.size(), bucketHasher.type(), staged.sums().get(bucketHasher.type()),
           System.currentTimeMillis(), md5 == null ? null : staged.sums().get(ChecksumType.MD5), options.contentType(),
           options.userMeta(), options.headers(), List.of());
-      meta = beforeCommit.apply(staged, meta);
-      store.commitWorkFile(location, workFile, meta);
+      WriteCondition condition = options.condition();
+      ObjectMeta meta;
+      if (location.bucket().isRemote()) {
+        meta = store.writeChecked(location, condition, () -> {
+          ObjectMeta m = beforeCommit.apply(staged, built);
+          store.commitWorkFile(location, workFile, m);
+          return m;
+        });
+      } else {
+        meta = beforeCommit.apply(staged, built);
+        store.commitWorkFile(location, workFile, meta, condition);
+      }
       releaseReservation();
       return meta;
     } catch (IOException | RuntimeException e) {

@@ -12,13 +12,20 @@ import java.util.Map;
  * @param contentType Content-Type to store, or null
  * @param userMeta user metadata to store ({@code x-amz-meta-*} without the prefix)
  * @param headers standard headers to store and return on reads (Cache-Control, Content-Disposition...)
+ * @param condition the precondition the commit must meet ({@link WriteCondition#NONE}: none)
  */
 public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
-    Map<String, String> userMeta, Map<String, String> headers) {
+    Map<String, String> userMeta, Map<String, String> headers, WriteCondition condition) {
   public PutOptions {
     expected = List.copyOf(expected);
     userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
     headers = headers == null ? Map.of() : Map.copyOf(headers);
+    condition = condition == null ? WriteCondition.NONE : condition;
+  }
+
+  public PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
+      Map<String, String> userMeta, Map<String, String> headers) {
+    this(declaredLength, expected, md5Etag, contentType, userMeta, headers, WriteCondition.NONE);
   }
 
   public PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
@@ -29,5 +36,10 @@ public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, b
   /** A native-API PUT: length and client checksums only. */
   public static PutOptions nativePut(long declaredLength, List<ExpectedChecksum> expected) {
     return new PutOptions(declaredLength, expected, false, null, Map.of(), Map.of());
+  }
+
+  /** These options with {@code condition} as the write's precondition. */
+  public PutOptions withCondition(WriteCondition condition) {
+    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition);
   }
 }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.common.error.ObjectNotFoundException;
+import io.granary.common.error.PreconditionFailedException;
 import io.granary.common.s3.CompletedPart;
 import io.granary.common.s3.S3ApiException;
 import io.granary.target.meta.ObjectMeta;
@@ -14,6 +16,7 @@ import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.PutOptions;
 import io.granary.target.storage.StoredObject;
+import io.granary.target.storage.WriteCondition;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -187,6 +190,47 @@ class MultipartStoreTest {
     assertThat(store.stat(BUCKET, "k")).isNull();
     // A single small part is fine: the last part may be small.
     assertThat(multipart.complete(BUCKET, "k", u.uploadId(), List.of(new CompletedPart(1, e1))).size()).isEqualTo(1000);
+  }
+
+  @Test
+  void complete_failedPrecondition_is412_keepsTheObjectAndTheUpload() throws Exception {
+    PutOperation put = store.beginPut(BUCKET, "k", new PutOptions(3, List.of(), true, null, Map.of()));
+    put.write(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
+    ObjectMeta old = put.finish();
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    String e1 = upload(u, 1, data(1, 1000));
+    List<CompletedPart> parts = List.of(new CompletedPart(1, e1));
+
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), parts, WriteCondition.ifNoneMatchStar()))
+        .isInstanceOf(PreconditionFailedException.class);
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), parts, WriteCondition.ifMatch("0" + "1".repeat(31))))
+        .isInstanceOf(PreconditionFailedException.class);
+
+    assertThat(store.stat(BUCKET, "k")).isEqualTo(old);
+    assertThat(read("k")).containsExactly(1, 2, 3);
+    assertThat(multipart.parts(BUCKET, u)).extracting(Part::md5).containsExactly(e1); // the upload stays whole
+    for (String mp : List.of("mp1", "mp2")) {
+      try (Stream<Path> s = Files.walk(dir.resolve(mp).resolve("work"))) {
+        assertThat(s.filter(Files::isRegularFile).toList()).isEmpty();
+      }
+    }
+    // The right ETag completes the same upload.
+    ObjectMeta now = multipart.complete(BUCKET, "k", u.uploadId(), parts, WriteCondition.ifMatch(old.effectiveEtag()));
+    assertThat(store.stat(BUCKET, "k")).isEqualTo(now);
+    assertThat(read("k")).isEqualTo(data(1, 1000));
+  }
+
+  @Test
+  void complete_ifMatchOnMissingObject_isNotFound_andStoresNothing() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    String e1 = upload(u, 1, data(1, 1000));
+
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), List.of(new CompletedPart(1, e1)),
+        WriteCondition.ifMatch("*"))).isInstanceOf(ObjectNotFoundException.class);
+
+    assertThat(store.stat(BUCKET, "k")).isNull();
+    assertThat(multipart.complete(BUCKET, "k", u.uploadId(), List.of(new CompletedPart(1, e1)),
+        WriteCondition.ifNoneMatchStar()).size()).isEqualTo(1000);
   }
 
   @Test
