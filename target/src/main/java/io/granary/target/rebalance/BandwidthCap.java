@@ -1,15 +1,19 @@
 package io.granary.target.rebalance;
 
 import com.google.common.util.concurrent.RateLimiter;
+import java.time.Duration;
 
 /**
  * The most bytes per second a target sends to other targets while rebalancing, shared by all its sending streams,
- * so foreground reads keep their speed. Built on Guava's {@link RateLimiter} (a token bucket that lets about one
- * second's worth accumulate while idle). Get-from-neighbor sends are foreground work and go uncapped.
+ * so foreground reads keep their speed. Built on Guava's warming-up {@link RateLimiter}: after a pause (a new
+ * rebalance) it starts at a third of the cap and reaches the cap over {@link #WARM_UP}, so the receivers, a joining
+ * target's fresh JVM above all, are not flooded while they compile their hot paths and serve their first reads.
+ * Get-from-neighbor sends are foreground work and go uncapped.
  */
 final class BandwidthCap {
   /** No cap. */
   static final BandwidthCap NONE = new BandwidthCap(null, 0);
+  static final Duration WARM_UP = Duration.ofSeconds(10);
 
   private final RateLimiter limiter; // null: uncapped
   private final long bytesPerSecond;
@@ -24,7 +28,7 @@ final class BandwidthCap {
     if (bytesPerSecond < 0) {
       throw new IllegalArgumentException("bandwidth cap must be >= 0 bytes per second, got " + bytesPerSecond);
     }
-    return bytesPerSecond == 0 ? NONE : new BandwidthCap(RateLimiter.create(bytesPerSecond), bytesPerSecond);
+    return bytesPerSecond == 0 ? NONE : new BandwidthCap(RateLimiter.create(bytesPerSecond, WARM_UP), bytesPerSecond);
   }
 
   boolean capped() {
