@@ -148,7 +148,7 @@ public final class ColdObjects implements CacheFiller {
       }
       if (f.finished().isCompletedExceptionally()) {
         // Failed and about to leave: a GET that arrives after the failure asks the remote again, not inherits it.
-        inFlight.remove(loc.key(), f);
+        leave(loc.key(), f);
         continue;
       }
       if (f.acquire()) {
@@ -158,10 +158,7 @@ public final class ColdObjects implements CacheFiller {
         stats.joined(bucket.bucket().provider());
         return f;
       }
-      inFlight.remove(loc.key(), f);
-      if (f.finished().isDone() && !f.finished().isCompletedExceptionally()) {
-        return null;
-      }
+      leave(loc.key(), f); // ended and closed: what it committed is in the store, looked at on the next pass
     }
     return null;
   }
@@ -171,7 +168,7 @@ public final class ColdObjects implements CacheFiller {
     try {
       backend = remotes.backend(f.bucket());
     } catch (BackendException | RuntimeException e) {
-      inFlight.remove(f.location().key(), f);
+      leave(f.location().key(), f);
       f.fail(e);
       f.release();
       throw e;
@@ -179,7 +176,7 @@ public final class ColdObjects implements CacheFiller {
     String key = f.location().key();
     AtomicBoolean loopPermit = new AtomicBoolean(); // held from before the loop's read is sent until the fetch ends
     FetchTask task = new FetchTask(nodeId, f, backend, store, config, rangePool, stats, () -> {
-      inFlight.remove(key, f);
+      leave(key, f);
       revalidation.checked(key, System.currentTimeMillis());
       if (loopPermit.getAndSet(false)) {
         loopFetches.release();
@@ -285,6 +282,22 @@ public final class ColdObjects implements CacheFiller {
     }
   }
 
+  /**
+   * Completes (never exceptionally) once the fetch of {@code name} in flight now, if any, has ended. A read that asks
+   * for the remote's latest version waits for it before it revalidates: joining a fetch that began before the
+   * read was asked could serve a version older than the one the remote holds by then.
+   */
+  public CompletableFuture<Void> fetchInFlightEnded(BucketProps bucket, String name) {
+    Fetch f = inFlight.get(store.locate(bucket, name).key());
+    return f == null ? CompletableFuture.completedFuture(null) : f.gone();
+  }
+
+  /** Takes {@code f} out of the fetches in flight: requests that come later start their own. */
+  private void leave(String key, Fetch f) {
+    inFlight.remove(key, f);
+    f.gone().complete(null);
+  }
+
   /** The remote's attributes of {@code name} (cold HEAD), on the cold pool. */
   public CompletableFuture<RemoteObject> head(BucketProps bucket, String name) {
     return coldPool.submit(() -> remotes.backend(bucket).head(bucket.bucket().name(), name));
@@ -292,6 +305,13 @@ public final class ColdObjects implements CacheFiller {
 
   @Override
   public CompletableFuture<FillResult> fill(BucketProps bucket, String name, boolean latest) {
+    if (latest) {
+      return fetchInFlightEnded(bucket, name).thenCompose(v -> fillNow(bucket, name, true));
+    }
+    return fillNow(bucket, name, false);
+  }
+
+  private CompletableFuture<FillResult> fillNow(BucketProps bucket, String name, boolean latest) {
     CompletableFuture<CompletableFuture<FillResult>> decided = coldPool.submit(() -> {
       ObjectMeta meta = store.stat(bucket, name);
       if (meta != null && !mustRevalidate(bucket, name, meta, latest)) {

@@ -25,6 +25,7 @@ public final class Fetch {
   private final Path workFile;
   private final CompletableFuture<RemoteObject> started = new CompletableFuture<>();
   private final CompletableFuture<ObjectMeta> finished = new CompletableFuture<>();
+  private final CompletableFuture<Void> gone = new CompletableFuture<>(); // left the fetches in flight
   private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
   private volatile FileChannel channel;
   private volatile long available;
@@ -59,6 +60,11 @@ public final class Fetch {
   /** Completes with the committed metadata, or fails (remote error, bad checksum, no space). */
   public CompletableFuture<ObjectMeta> finished() {
     return finished;
+  }
+
+  /** Completes once this fetch is no longer one a request can join (after {@link #finished}). */
+  CompletableFuture<Void> gone() {
+    return gone;
   }
 
   /** Bytes from offset 0 that may be sent to clients now. */

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -54,6 +55,25 @@ public final class RemoteGetHandler implements RequestHandler {
       return;
     }
     boolean latest = "true".equalsIgnoreCase(ex.queryParam("latest"));
+    CompletableFuture<Void> earlierFetch = latest ? cold.fetchInFlightEnded(bucket, req.name()) : null;
+    if (earlierFetch != null && !earlierFetch.isDone()) {
+      // The remote's latest: not a fetch that began before this was asked (see ColdObjects#fetchInFlightEnded).
+      ex.readRequestBody(false);
+      earlierFetch.whenComplete((v, err) -> ex.onLoop(() -> {
+        try {
+          ex.readRequestBody(true);
+          serve(ex, req, true);
+        } catch (Throwable t) {
+          ex.sendError(t);
+        }
+      }));
+      return;
+    }
+    serve(ex, req, latest);
+  }
+
+  private void serve(HttpExchange ex, ObjectApi.ObjectRequest req, boolean latest) throws IOException {
+    BucketProps bucket = req.bucket();
     ObjectMeta meta = cold.store().stat(bucket, req.name());
     if (meta == null) {
       serveCold(ex, req, null);
