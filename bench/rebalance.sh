@@ -16,8 +16,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ------------------------------------------------------------------------------------------------ parameters
 PARTS="${PARTS:-throughput p99}"          # which parts run (always in this order)
-COUNT_1M="${COUNT_1M:-2048}"              # throughput part: 1 MiB objects on t1 (about half move; 0 skips the size)
-COUNT_64K="${COUNT_64K:-4800}"            # throughput part: 64 KiB objects on t1 (300 MiB; 0 skips the size)
+COUNT_1M="${COUNT_1M:-8192}"              # throughput part: 1 MiB objects on t1 (about half move: 4 GiB; 0 skips the size)
+COUNT_64K="${COUNT_64K:-16384}"           # throughput part: 64 KiB objects on t1 (1 GiB, about half move; 0 skips the size)
 ROUNDS="${ROUNDS:-1}"                     # throughput part: rounds per size (a fresh cluster each); medians reported
 REFERENCES="${REFERENCES:-cp rsync rsync_fsync}" # reference copies after each rebalance (cp is required)
 STREAMS="${STREAMS:-}"                    # --rebalance-streams of every target (empty: Granary's default, 16)
@@ -389,7 +389,7 @@ EOF
 tree_stats() {
   find "$@" -type f -printf '%s %T@\n' 2>/dev/null \
     | awk 'BEGIN {lo = 0; hi = 0} {n++; s += $1; if (lo == 0 || $2 < lo) lo = $2; if ($2 > hi) hi = $2}
-           END {printf "%d %d %.6f %.6f\n", n, s, lo, hi}'
+           END {printf "%d %.0f %.6f %.6f\n", n, s, lo, hi}'
 }
 
 CLK_TCK="$(getconf CLK_TCK)"
