@@ -40,7 +40,7 @@ print("INFO boto3=%s botocore=%s python=%s" % (boto3.__version__, botocore.__ver
 
 
 def client(secret=None, **overrides):
-    # s3v4: generate_presigned_url signs with SigV2 unless told otherwise, and Granary accepts SigV4 only.
+    # s3v4 for the bulk of the checks; the sigv2 checks below use boto3's defaults (SigV2 presigned URLs).
     settings = dict(signature_version="s3v4", s3={"addressing_style": "path"},
                     retries={"max_attempts": 2, "mode": "standard"}, connect_timeout=10, read_timeout=60,
                     max_pool_connections=16)
@@ -357,6 +357,79 @@ def _():
     except urllib.error.HTTPError as e:
         body = e.read().decode("utf-8", "replace")
         expect(e.code == 403 and "<Code>AccessDenied</Code>" in body, "status %s: %s" % (e.code, body))
+
+
+def default_client():
+    """boto3 as a user makes it, no Config: it presigns URLs for a custom endpoint with Signature Version 2."""
+    return boto3.client("s3", endpoint_url=endpoint, aws_access_key_id=access_key, aws_secret_access_key=secret_key,
+                        region_name="us-east-1")
+
+
+def http_error(url, **kw):
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, **kw), timeout=30)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8", "replace")
+    raise AssertionError("served: %s" % url)
+
+
+@check("presigned_get_default_sigv2_byte_exact")
+def _():
+    url = default_client().generate_presigned_url("get_object", Params={
+        "Bucket": BUCKET, "Key": "small/data.bin", "ResponseContentType": "text/x-granary"}, ExpiresIn=300)
+    expect("AWSAccessKeyId=" in url and "Signature=" in url and "X-Amz-" not in url, "not a SigV2 URL: %s" % url)
+    with urllib.request.urlopen(url, timeout=30) as r:
+        expect(r.status == 200, "status %s" % r.status)
+        expect(r.headers.get("Content-Type") == "text/x-granary", "Content-Type %s" % r.headers.get("Content-Type"))
+        body = r.read()
+    expect(body == SMALL, "presigned GET body differs (%d bytes)" % len(body))
+
+
+@check("presigned_put_default_sigv2")
+def _():
+    url = default_client().generate_presigned_url("put_object", Params={
+        "Bucket": BUCKET, "Key": "presigned/v2-put.bin", "ContentType": "application/octet-stream"}, ExpiresIn=300)
+    data = payload(12, 200_000)
+    req = urllib.request.Request(url, data=data, method="PUT", headers={"Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        expect(r.status == 200, "status %s" % r.status)
+    expect(s3.get_object(Bucket=BUCKET, Key="presigned/v2-put.bin")["Body"].read() == data, "stored body differs")
+    # The same URL with another Content-Type than was signed: refused, and the object is unchanged.
+    status, body = http_error(url, data=payload(13, 1000), method="PUT", headers={"Content-Type": "text/plain"})
+    expect(status == 403 and "<Code>SignatureDoesNotMatch</Code>" in body, "status %s: %s" % (status, body))
+    expect(s3.get_object(Bucket=BUCKET, Key="presigned/v2-put.bin")["Body"].read() == data, "a refused PUT stored")
+
+
+@check("presigned_get_sigv2_wrong_signature_or_expired_403")
+def _():
+    c = default_client()
+    url = c.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin"}, ExpiresIn=300)
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    sig = dict(query)["Signature"]
+    bad = ("A" if sig[0] != "A" else "B") + sig[1:]
+    query = [(k, bad if k == "Signature" else v) for k, v in query]
+    status, body = http_error(urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query))))
+    expect(status == 403 and "<Code>SignatureDoesNotMatch</Code>" in body, "wrong signature: %s %s" % (status, body))
+    expired = c.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin"}, ExpiresIn=1)
+    time.sleep(2.5)  # past Expires (whole seconds): an ordering, not a timing assertion
+    status, body = http_error(expired)
+    expect(status == 403 and "<Code>AccessDenied</Code>" in body, "expired: %s %s" % (status, body))
+
+
+@check("header_auth_sigv2_put_get_delete")
+def _():
+    v2 = client(signature_version="s3")
+    data = payload(14, 50_000)
+    v2.put_object(Bucket=BUCKET, Key="sigv2/obj.bin", Body=data, Metadata={"via": "sigv2"})
+    got = v2.get_object(Bucket=BUCKET, Key="sigv2/obj.bin")
+    expect(got["Body"].read() == data and got["Metadata"] == {"via": "sigv2"}, "SigV2 round trip differs")
+    code, status = error_code(lambda: client(secret="wrong" + secret_key, signature_version="s3").get_object(
+        Bucket=BUCKET, Key="sigv2/obj.bin"))
+    expect((code, status) == ("SignatureDoesNotMatch", 403), "wrong secret: %s %s" % (status, code))
+    v2.delete_object(Bucket=BUCKET, Key="sigv2/obj.bin")
+    code, status = error_code(lambda: s3.head_object(Bucket=BUCKET, Key="sigv2/obj.bin"))
+    expect(status == 404, "deleted object: %s" % status)
 
 
 @check("copy_object")

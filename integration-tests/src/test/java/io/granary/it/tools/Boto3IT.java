@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 /**
  * boto3, the AWS SDK for Python, against the S3 API of a 2-target cluster. {@code tools/boto3_suite.py} runs
  * once (python3 with the cluster's endpoint and keys) and prints one PASS or FAIL line per check; each test here
- * asserts its checks passed, and shows the script's whole output when one did not. The client signs with SigV4
- * ({@code Config(signature_version="s3v4")}): boto3 presigns with SigV2 by default, which Granary does not accept.
+ * asserts its checks passed, and shows the script's whole output when one did not. Most checks sign with SigV4
+ * ({@code Config(signature_version="s3v4")}); the SigV2 ones use boto3 without a Config, whose presigned URLs for a
+ * custom endpoint are SigV2, and {@code signature_version="s3"} for SigV2 headers.
  *
  * <p>python3 and boto3 missing is a failure, not a skip: {@code .ci/run} installs boto3.
  */
@@ -32,7 +33,9 @@ class Boto3IT {
       "unicode_and_special_character_keys", "list_objects_v2_prefix_delimiter",
       "paginator_1500_keys_each_exactly_once", "upload_file_multipart_etag_dash4", "download_file_byte_exact",
       "multipart_low_level_list_parts_and_abort", "presigned_get_s3v4_byte_exact",
-      "presigned_get_wrong_signature_403", "presigned_put_s3v4", "presigned_get_expired_403", "copy_object",
+      "presigned_get_wrong_signature_403", "presigned_put_s3v4", "presigned_get_expired_403",
+      "presigned_get_default_sigv2_byte_exact", "presigned_put_default_sigv2",
+      "presigned_get_sigv2_wrong_signature_or_expired_403", "header_auth_sigv2_put_get_delete", "copy_object",
       "standard_headers_stored", "response_header_overrides", "get_object_part_number", "delete_objects",
       "wrong_secret_signature_does_not_match", "unsupported_subresource_not_implemented", "empty_and_delete_bucket");
 
@@ -115,6 +118,17 @@ class Boto3IT {
   @Test
   void boto3_presignedGet_s3v4_isByteExact_andAWrongSignatureIs403() {
     passed("presigned_get_s3v4_byte_exact", "presigned_get_wrong_signature_403");
+  }
+
+  @Test
+  void boto3_defaultPresignedUrls_signatureVersion2_getAndPut_andWrongOrExpiredAre403() {
+    passed("presigned_get_default_sigv2_byte_exact", "presigned_put_default_sigv2",
+        "presigned_get_sigv2_wrong_signature_or_expired_403");
+  }
+
+  @Test
+  void boto3_signatureVersion2Headers_putGetDelete_andAWrongSecretIsSignatureDoesNotMatch() {
+    passed("header_auth_sigv2_put_get_delete");
   }
 
   @Test

@@ -37,10 +37,6 @@ record PresignedParams(CredentialScope credential, String amzDate, Instant time,
         || QueryParameter.hasRawName(rawQuery, SIGNATURE);
   }
 
-  /** Whether the query carries a Signature Version 2 presign ({@code AWSAccessKeyId=...&Signature=...}). */
-  static boolean presentV2(String rawQuery) {
-    return QueryParameter.hasRawName(rawQuery, "AWSAccessKeyId") || QueryParameter.hasRawName(rawQuery, "Signature");
-  }
 
   /** Validates the presign parameters among {@code query}; problems are 400 AuthorizationQueryParametersError. */
   static PresignedParams parse(List<QueryParameter> query) {

@@ -13,7 +13,7 @@ import java.util.Objects;
 
 /**
  * Verifies AWS Signature Version 4 on S3 requests at the proxy: the {@code Authorization} header form and presigned
- * URLs. Only AWS4-HMAC-SHA256 is accepted. Stateless apart from its configuration, so one instance serves every
+ * URLs (AWS4-HMAC-SHA256); Signature Version 2, header and presigned, is handed to {@link SigV2Verifier}. Stateless apart from its configuration, so one instance serves every
  * event loop.
  *
  * <p>Checks, in order: the auth parameters are well formed, the access key is known, the request time is valid
@@ -30,6 +30,7 @@ public final class SigV4Verifier {
   private final CredentialStore credentials;
   private final Clock clock;
   private final Duration maxSkew;
+  private final SigV2Verifier v2;
   /**
    * Derived signing keys by access key and scope: a key changes once a day per region and service, and deriving it
    * costs four HMACs, so every request after the first of the day skips them. Bounded: cleared when full.
@@ -44,6 +45,7 @@ public final class SigV4Verifier {
       throw new IllegalArgumentException("maxSkew must not be negative, got " + maxSkew);
     }
     this.maxSkew = maxSkew;
+    this.v2 = new SigV2Verifier(credentials, clock, maxSkew);
   }
 
   public SigV4Verifier(CredentialStore credentials, Clock clock) {
@@ -57,7 +59,7 @@ public final class SigV4Verifier {
    */
   public static boolean isSigned(SignedRequest r) {
     return r.headers().contains(HttpHeaderNames.AUTHORIZATION)
-        || PresignedParams.present(r.rawQuery()) || PresignedParams.presentV2(r.rawQuery());
+        || PresignedParams.present(r.rawQuery()) || SigV2Verifier.isPresigned(r.rawQuery());
   }
 
   /**
@@ -76,15 +78,26 @@ public final class SigV4Verifier {
       throw S3AuthException.invalidArgument("Only one auth mechanism allowed; only the X-Amz-Algorithm query "
           + "parameter or the Authorization header should be specified");
     }
+    boolean presignedV2 = SigV2Verifier.isPresigned(r.rawQuery());
+    if (!authorization.isEmpty() && presignedV2) {
+      throw S3AuthException.invalidArgument("Only one auth mechanism allowed; only the Signature query parameter "
+          + "or the Authorization header should be specified");
+    }
     if (!authorization.isEmpty()) {
+      if (SigV2Verifier.isHeaderForm(authorization.get(0))) {
+        return v2.verifyHeader(r, authorization.get(0));
+      }
       return verifyHeader(r, AuthorizationHeader.parse(authorization.get(0)));
+    }
+    if (presigned && presignedV2) {
+      throw S3AuthException.invalidArgument("Only one auth mechanism allowed; a presigned URL is signed with "
+          + "either Signature Version 4 (X-Amz-*) or Version 2 (AWSAccessKeyId, Expires, Signature)");
     }
     if (presigned) {
       return verifyPresigned(r);
     }
-    if (PresignedParams.presentV2(r.rawQuery())) {
-      throw S3AuthException.invalidRequest("AWS Signature Version 2 presigned URLs are not supported; "
-          + "only AWS Signature Version 4 (AWS4-HMAC-SHA256) is supported");
+    if (presignedV2) {
+      return v2.verifyPresigned(r);
     }
     throw S3AuthException.accessDenied("the request is not signed and anonymous access is not allowed");
   }

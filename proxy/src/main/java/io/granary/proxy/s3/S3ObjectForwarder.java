@@ -115,17 +115,26 @@ public final class S3ObjectForwarder {
     }
   }
 
-  /** The query without presigned-URL parameters (X-Amz-*), which authenticated the client at the proxy. */
+  /**
+   * The query without presigned-URL parameters (SigV4's X-Amz-*, SigV2's AWSAccessKeyId, Expires and Signature),
+   * which authenticated the client at the proxy.
+   */
   static String stripAuthParams(String rawQuery) {
     if (rawQuery.isEmpty()) {
       return rawQuery;
     }
     StringBuilder sb = new StringBuilder();
     for (String p : rawQuery.split("&")) {
-      if (!p.regionMatches(true, 0, "X-Amz-", 0, 6)) {
+      if (!p.regionMatches(true, 0, "X-Amz-", 0, 6) && !isSigV2Param(p)) {
         sb.append(sb.length() == 0 ? "" : "&").append(p);
       }
     }
     return sb.toString();
+  }
+
+  private static boolean isSigV2Param(String piece) {
+    int eq = piece.indexOf('=');
+    String name = eq < 0 ? piece : piece.substring(0, eq);
+    return name.equals("AWSAccessKeyId") || name.equals("Expires") || name.equals("Signature");
   }
 }

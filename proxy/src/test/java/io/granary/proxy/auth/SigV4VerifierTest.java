@@ -61,22 +61,6 @@ class SigV4VerifierTest {
     }
   }
 
-  @Test
-  void verify_awsSignatureVersion2Header_isInvalidRequestNamingSigV4() {
-    SignedRequest r = withHeader(AwsExamples.getObject(), "Authorization",
-        "AWS AKIAIOSFODNN7EXAMPLE:frJIUN8DYpKDtOLCwo//yllqDzg=");
-
-    assertRejected(() -> verifier.verify(r), "InvalidRequest", 400);
-    assertThatThrownBy(() -> verifier.verify(r)).hasMessageContaining("Signature Version 4");
-  }
-
-  @Test
-  void verify_signatureVersion2PresignedUrl_isInvalidRequest() {
-    SignedRequest r = query("/test.txt", "AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Expires=1141889120&Signature=vjbyPxy");
-
-    assertRejected(() -> verifier.verify(r), "InvalidRequest", 400);
-  }
-
   @ParameterizedTest
   @ValueSource(strings = {"AWS4-ECDSA-P256-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/s3/aws4_request, "
       + "SignedHeaders=host, Signature=abcd", "Bearer token", "Basic dXNlcjpwYXNz"})
