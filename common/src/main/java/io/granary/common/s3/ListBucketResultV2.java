@@ -3,8 +3,8 @@ package io.granary.common.s3;
 /**
  * The ListObjectsV2 answer ({@code GET /bucket?list-type=2}). Elements, in S3's order: Name, Prefix, StartAfter,
  * ContinuationToken, NextContinuationToken, KeyCount, MaxKeys, Delimiter, EncodingType, IsTruncated, then
- * Contents and CommonPrefixes. Prefix is always written (empty when none); the others only when they have a
- * value. KeyCount counts objects and common prefixes, as S3 does.
+ * Contents and CommonPrefixes. Prefix is always written (empty when none), ContinuationToken whenever one was
+ * asked for (an empty one too, as S3 echoes it); the others only when they have a value. KeyCount counts objects and common prefixes, as S3 does.
  *
  * <p>With {@code urlEncoded} ({@code encoding-type=url}) Prefix, StartAfter, Delimiter, each Key and each common
  * prefix are URL-encoded ({@link S3UrlEncoding}); the continuation tokens are not.
@@ -33,8 +33,10 @@ public record ListBucketResultV2(String bucket, String prefix, String delimiter,
     xml.startRoot("ListBucketResult")
         .element("Name", bucket)
         .element("Prefix", encoded(prefix == null ? "" : prefix))
-        .nonEmpty("StartAfter", encoded(startAfter))
-        .nonEmpty("ContinuationToken", continuationToken);
+        .nonEmpty("StartAfter", encoded(startAfter));
+    if (continuationToken != null) {
+      xml.element("ContinuationToken", continuationToken); // echoed as asked, an empty one too
+    }
     if (listing.truncated()) {
       xml.nonEmpty("NextContinuationToken", listing.next());
     }

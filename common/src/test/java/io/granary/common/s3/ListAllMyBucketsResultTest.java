@@ -37,4 +37,14 @@ class ListAllMyBucketsResultTest {
     assertThat(x.child("Owner").childNames()).containsExactly("ID");
     assertThat(x.child("Buckets").children()).isEmpty();
   }
+
+  @Test
+  void aPage_endsWithItsContinuationToken_andThePrefixAskedFor() {
+    ParsedXml x = ParsedXml.parse(new ListAllMyBucketsResult(new Owner("id", null), List.of(
+        new ListedBucket("train-a", Instant.parse("2026-11-21T14:00:00Z"))), "dHJhaW4tYQ", "train-").toXml());
+
+    assertThat(x.childNames()).containsExactly("Owner", "Buckets", "ContinuationToken", "Prefix");
+    assertThat(x.text("ContinuationToken")).isEqualTo("dHJhaW4tYQ");
+    assertThat(x.text("Prefix")).isEqualTo("train-");
+  }
 }

@@ -77,6 +77,18 @@ class ListBucketResultTest {
   }
 
   @Test
+  void v2_anEmptyContinuationToken_isEchoed_andNoneIsNotWritten() {
+    ParsedXml empty = ParsedXml.parse(new ListBucketResultV2("b", "", null, 10, "", null, false, null,
+        page(false, null)).toXml());
+    ParsedXml none = ParsedXml.parse(new ListBucketResultV2("b", "", null, 10, null, null, false, null,
+        page(false, null)).toXml());
+
+    assertThat(empty.childNames()).contains("ContinuationToken");
+    assertThat(empty.text("ContinuationToken")).isEmpty();
+    assertThat(none.childNames()).doesNotContain("ContinuationToken");
+  }
+
+  @Test
   void v2_urlEncoded_encodesKeysPrefixesDelimiterStartAfter_notTokens() {
     String prefix = "dir/ &";
     ListBucketResultV2 r = new ListBucketResultV2("b", prefix, "\u0001", 5, "a+b", "dir/\u0002", true, null,

@@ -25,6 +25,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Bucket;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.EncodingType;
+import software.amazon.awssdk.services.s3.model.ListBucketsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
@@ -302,6 +303,43 @@ class S3ListingIT {
     assertThat(names).contains(BUCKET, ENC_BUCKET, "s3listing-extra");
     assertThat(s3.listBuckets().buckets()).allSatisfy(b -> assertThat(b.creationDate()).isNotNull());
     assertThat(async.listBuckets().join().buckets().stream().map(Bucket::name).toList()).contains("s3listing-extra");
+  }
+
+  @Test
+  void listBuckets_pagedByMaxBuckets_withPrefix_returnsEachMatchingBucketOnce_byName() {
+    List<String> made = List.of("s3lpage-c", "s3lpage-a", "s3lpage-e", "s3lpage-b", "s3lpage-d");
+    made.forEach(n -> s3.createBucket(b -> b.bucket(n)));
+    List<String> listed = new ArrayList<>();
+    String token = null;
+    int pages = 0;
+    do {
+      String t = token;
+      ListBucketsResponse page = s3.listBuckets(b -> b.prefix("s3lpage-").maxBuckets(2).continuationToken(t));
+      assertThat(page.buckets()).hasSizeLessThanOrEqualTo(2);
+      assertThat(page.prefix()).isEqualTo("s3lpage-");
+      page.buckets().forEach(bk -> listed.add(bk.name()));
+      token = page.continuationToken();
+      pages++;
+    } while (token != null && pages < 10);
+    assertThat(listed).containsExactly("s3lpage-a", "s3lpage-b", "s3lpage-c", "s3lpage-d", "s3lpage-e");
+    assertThat(pages).isEqualTo(3);
+    assertThat(s3.listBuckets(b -> b.prefix("s3lpage-z")).buckets()).isEmpty();
+    assertS3Error(() -> s3.listBuckets(b -> b.maxBuckets(0)), 400, "InvalidArgument");
+    assertS3Error(() -> s3.listBuckets(b -> b.continuationToken("not a token!")), 400, "InvalidArgument");
+  }
+
+  @Test
+  void listV2_listsOwnersOnlyWithFetchOwner_andEchoesAnEmptyContinuationToken() throws Exception {
+    assertThat(s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("docs/")).contents())
+        .isNotEmpty().allSatisfy(o -> assertThat(o.owner()).isNull());
+    assertThat(s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("docs/").fetchOwner(true)).contents())
+        .isNotEmpty().allSatisfy(o -> assertThat(o.owner()).isNotNull());
+    assertThat(s3.listObjects(b -> b.bucket(BUCKET).prefix("docs/")).contents())
+        .as("V1 always lists owners, as S3 does").isNotEmpty().allSatisfy(o -> assertThat(o.owner()).isNotNull());
+    Http.Reply r = S3Support.sendSigned(cluster, "GET", "/" + BUCKET + "?list-type=2&prefix=docs%2F&continuation-token=",
+        Map.of(), new byte[0], null);
+    assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
+    assertThat(r.bodyText()).contains("<ContinuationToken></ContinuationToken>").contains("<Key>docs/readme.md</Key>");
   }
 
   @Test

@@ -185,6 +185,20 @@ class S3ObjectsIT {
   }
 
   @Test
+  void contentEncoding_comesBackAsSpelled_byTheSyncClient_awsChunked_andTheAsyncClient() {
+    byte[] data = "not really compressed".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    s3.putObject(b -> b.bucket(BUCKET).key("enc/sync").contentEncoding("deflate, gzip"), RequestBody.fromBytes(data));
+    async.putObject(b -> b.bucket(BUCKET).key("enc/async").contentEncoding("deflate, gzip"),
+        AsyncRequestBody.fromBytes(data)).join();
+    for (String key : List.of("enc/sync", "enc/async")) {
+      assertThat(s3.headObject(b -> b.bucket(BUCKET).key(key)).contentEncoding()).as(key).isEqualTo("deflate, gzip");
+      ResponseBytes<GetObjectResponse> got = get(key);
+      assertThat(got.response().contentEncoding()).as(key).isEqualTo("deflate, gzip");
+      assertThat(got.asByteArray()).isEqualTo(data);
+    }
+  }
+
+  @Test
   void aKeyAndKeysUnderItAsAPrefix_coexist() {
     byte[] parent = Content.bytes(410, 100);
     byte[] child = Content.bytes(411, 200);

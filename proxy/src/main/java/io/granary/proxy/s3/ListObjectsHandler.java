@@ -75,8 +75,9 @@ final class ListObjectsHandler implements RequestHandler {
     boolean truncated = page.token() != null;
     if (v2) {
       ObjectListing listing = new ObjectListing(objects, page.prefixes(), truncated, page.token());
+      boolean fetchOwner = "true".equalsIgnoreCase(ex.queryParam("fetch-owner")); // V2 lists owners on request only
       S3Responses.xml(ex, HttpResponseStatus.OK, new ListBucketResultV2(bucketName, prefix, delimiter, maxKeys, token,
-          startAfter, url, S3Owner.OWNER, listing));
+          startAfter, url, fetchOwner ? S3Owner.OWNER : null, listing));
     } else {
       String last = lastItem(page);
       ObjectListing listing = new ObjectListing(objects, page.prefixes(), truncated, truncated ? last : null);

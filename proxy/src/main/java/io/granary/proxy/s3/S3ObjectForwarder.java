@@ -95,23 +95,33 @@ public final class S3ObjectForwarder {
     return b.bucket().name(); // bucket names need no escaping
   }
 
-  /** Content-Encoding without the aws-chunked token (the proxy decodes it); removed when nothing else is left. */
-  private static void stripAwsChunked(HttpHeaders h) {
-    String enc = h.get(HttpHeaderNames.CONTENT_ENCODING);
-    if (enc == null) {
+  /**
+   * Content-Encoding without the aws-chunked token (the proxy decodes it); removed when nothing else is left. The
+   * other codings stay exactly as the client spelled them ({@code deflate, gzip} stays so), as S3 stores them.
+   */
+  static void stripAwsChunked(HttpHeaders h) {
+    List<String> lines = h.getAll(HttpHeaderNames.CONTENT_ENCODING);
+    if (lines.isEmpty()) {
       return;
     }
+    String enc = String.join(",", lines); // several header lines are one list (RFC 9110 §5.3)
     StringBuilder kept = new StringBuilder();
-    for (String token : enc.split(",")) {
-      String t = token.trim();
-      if (!t.isEmpty() && !t.equalsIgnoreCase("aws-chunked")) {
-        kept.append(kept.length() == 0 ? "" : ",").append(t);
+    boolean stripped = false;
+    for (String token : enc.split(",", -1)) {
+      if (token.trim().equalsIgnoreCase("aws-chunked")) {
+        stripped = true;
+      } else if (!token.isBlank()) {
+        kept.append(kept.length() == 0 ? "" : ",").append(token);
       }
     }
-    if (kept.length() == 0) {
+    if (!stripped) {
+      return;
+    }
+    String rest = kept.toString().strip();
+    if (rest.isEmpty()) {
       h.remove(HttpHeaderNames.CONTENT_ENCODING);
     } else {
-      h.set(HttpHeaderNames.CONTENT_ENCODING, kept.toString());
+      h.set(HttpHeaderNames.CONTENT_ENCODING, rest);
     }
   }
 
