@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param provider {@link Provider#AWS} (any S3-compatible endpoint) or {@link Provider#GCP}
  * @param endpoint the store's base URL, or null for the provider's public endpoint
  * @param region S3 signing region (null: us-east-1); ignored for GCS
- * @param pathStyle S3 path-style addressing ({@code endpoint/bucket/key}); ignored for GCS
+ * @param pathStyle S3 path-style addressing ({@code endpoint/bucket/key}); ignored for GCS; always on for an S3
+ *     endpoint whose host is an IP address or {@code localhost}, where virtual-hosted names cannot resolve
  * @param credentialsFile S3: an AWS shared-credentials file (profile {@code default} or {@code profile});
  *     GCS: a service-account JSON key. Null: the provider's default chain (environment variables, instance
  *     metadata) unless {@code anonymous}
@@ -40,6 +41,17 @@ public record BackendConfig(Provider provider, URI endpoint, String region, bool
     readTimeout = readTimeout == null ? DEFAULT_READ_TIMEOUT : readTimeout;
     maxAttempts = maxAttempts <= 0 ? DEFAULT_MAX_ATTEMPTS : maxAttempts;
     maxConnections = maxConnections <= 0 ? DEFAULT_MAX_CONNECTIONS : maxConnections;
+    // bucket.127.0.0.1 or bucket.localhost names no host: such an endpoint can only be addressed path-style.
+    pathStyle = pathStyle || provider == Provider.AWS && endpoint != null && !virtualHostable(endpoint);
+  }
+
+  /** Whether a bucket can be a sub-domain of {@code endpoint}'s host (not an IP address, not localhost). */
+  static boolean virtualHostable(URI endpoint) {
+    String host = endpoint.getHost();
+    if (host == null || host.equalsIgnoreCase("localhost") || host.startsWith("[") || host.contains(":")) {
+      return false;
+    }
+    return !host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
   }
 
   /** A config with default timeouts, retries and pool size. */

@@ -94,6 +94,9 @@ final class DatasetGenerator {
   }
 
   private static Summary run(Dataset d, int workers, PrintStream out, String verb, Task task) {
+    // Say what is about to be written before the first byte: DLIO's ResNet-50 default is 137 GiB.
+    out.printf(Locale.ROOT, "generate: %s up to %d files, %s in all (files already there are kept); --files N "
+        + "makes the dataset smaller%n", verb, d.files(), StatsTable.bytes(d.totalBytes()));
     long start = System.nanoTime();
     AtomicInteger present = new AtomicInteger();
     AtomicInteger written = new AtomicInteger();
