@@ -29,9 +29,13 @@ public final class BucketCommand {
         description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
     String url;
 
+    @Mixin
+    ClusterCommand.Signing signing = new ClusterCommand.Signing();
+
     ClusterCommand.Endpoint endpoint() {
       ClusterCommand.Endpoint e = new ClusterCommand.Endpoint();
       e.url = url;
+      e.signing = signing;
       return e;
     }
   }

@@ -3,16 +3,20 @@ package io.granary.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.Rebalance;
+import io.granary.proxy.auth.RequestSigner;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code granary cluster show|node|set-state|set-weight}: look at and change cluster membership. */
@@ -30,10 +34,14 @@ public final class ClusterCommand {
         description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
     String url;
 
+    @Mixin
+    Signing signing = new Signing();
+
     HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
       HttpClient c = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      HttpRequest request = signing.sign(b.timeout(Duration.ofSeconds(30)).build());
       try {
-        return c.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        return c.send(request, HttpResponse.BodyHandlers.ofString());
       } catch (ConnectException e) {
         throw new IllegalStateException("cannot reach " + url + " (is the cluster running?)");
       }
@@ -57,6 +65,61 @@ public final class ClusterCommand {
           : HttpRequest.BodyPublishers.ofByteArray(ClusterJson.mapper().writeValueAsBytes(body));
       return ClusterJson.mapper().readTree(check(send(HttpRequest.newBuilder(URI.create(url + path))
           .method(method, p).header("Content-Type", "application/json"))));
+    }
+  }
+
+  /**
+   * The S3 key pair admin requests are signed with (SigV4, as S3 clients sign), for proxies that require signatures
+   * on the native API (a deployed proxy, {@code granary local --auth}); unsigned when none is given.
+   */
+  static final class Signing {
+    @Option(names = "--access-key", description = "Access key to sign requests with (env GRANARY_ACCESS_KEY, else "
+        + "AWS_ACCESS_KEY_ID).")
+    String accessKey;
+
+    @Option(names = "--secret-key", description = "Its secret key (env GRANARY_SECRET_KEY, else "
+        + "AWS_SECRET_ACCESS_KEY).")
+    String secretKey;
+
+    HttpRequest sign(HttpRequest r) {
+      String accessKey = firstGiven(this.accessKey, "GRANARY_ACCESS_KEY", "AWS_ACCESS_KEY_ID");
+      String secretKey = firstGiven(this.secretKey, "GRANARY_SECRET_KEY", "AWS_SECRET_ACCESS_KEY");
+      if (blank(accessKey) && blank(secretKey)) {
+        return r;
+      }
+      if (blank(accessKey) || blank(secretKey)) {
+        throw new IllegalArgumentException("give both --access-key and --secret-key (or their environment "
+            + "variables), or neither");
+      }
+      URI u = r.uri();
+      int port = u.getPort();
+      boolean defaultPort = port == -1 || port == 80 && "http".equals(u.getScheme())
+          || port == 443 && "https".equals(u.getScheme());
+      String host = u.getHost() + (defaultPort ? "" : ":" + port); // as java.net.http writes the Host header
+      Map<String, String> headers = new RequestSigner(accessKey, secretKey).sign(r.method(), host,
+          u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath(),
+          u.getRawQuery() == null ? "" : u.getRawQuery(), Instant.now());
+      HttpRequest.Builder b = HttpRequest.newBuilder(r, (name, value) -> true);
+      headers.forEach(b::setHeader);
+      return b.build();
+    }
+
+    private static boolean blank(String s) {
+      return s == null || s.isBlank();
+    }
+
+    /** The flag's value, else the first of the environment variables that is set and not empty. */
+    private static String firstGiven(String flag, String... env) {
+      if (!blank(flag)) {
+        return flag;
+      }
+      for (String name : env) {
+        String v = System.getenv(name);
+        if (!blank(v)) {
+          return v;
+        }
+      }
+      return null;
     }
   }
 

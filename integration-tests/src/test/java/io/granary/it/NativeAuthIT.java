@@ -5,13 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.it.support.Content;
+import io.granary.it.support.GranaryCli;
 import io.granary.it.support.Http;
 import io.granary.it.support.SigV4;
 import io.granary.it.support.TestCluster;
 import io.granary.it.support.Resources;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,37 @@ class NativeAuthIT {
 
   private static String code(Http.Reply r) throws Exception {
     return ClusterJson.mapper().readTree(r.body()).path("code").asText();
+  }
+
+  @Test
+  void theCli_signsWithTheS3Keys_fromFlagsOrEnvironment_andWithoutThemGetsOneLine403() throws Exception {
+    Duration t = Duration.ofSeconds(60);
+    String ep = cluster.endpoint();
+    Map<String, String> none = new java.util.HashMap<>();
+    for (String v : List.of("GRANARY_ACCESS_KEY", "GRANARY_SECRET_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")) {
+      none.put(v, "");
+    }
+    GranaryCli.Result created = GranaryCli.run(t, none, "bucket", "create", "cli-signed", "--cluster", ep,
+        "--access-key", ak, "--secret-key", sk);
+    assertThat(created.exit()).as(created.all()).isZero();
+    GranaryCli.Result listed = GranaryCli.run(t, Map.of("GRANARY_ACCESS_KEY", ak, "GRANARY_SECRET_KEY", sk,
+        "AWS_ACCESS_KEY_ID", "", "AWS_SECRET_ACCESS_KEY", ""), "bucket", "ls", "--cluster", ep);
+    assertThat(listed.exit()).as(listed.all()).isZero();
+    assertThat(listed.stdout()).contains("cli-signed");
+    GranaryCli.Result jobs = GranaryCli.run(t, Map.of("AWS_ACCESS_KEY_ID", ak, "AWS_SECRET_ACCESS_KEY", sk,
+        "GRANARY_ACCESS_KEY", "", "GRANARY_SECRET_KEY", ""), "job", "show", "--endpoint", ep);
+    assertThat(jobs.exit()).as(jobs.all()).isZero();
+
+    GranaryCli.Result unsigned = GranaryCli.run(t, none, "bucket", "ls", "--cluster", ep);
+    assertThat(unsigned.exit()).isNotZero();
+    assertThat(unsigned.stderr()).contains("403").contains("AccessDenied");
+    assertThat(unsigned.stderr().strip().lines()).as(unsigned.stderr()).hasSize(1);
+    GranaryCli.Result wrong = GranaryCli.run(t, none, "bucket", "ls", "--cluster", ep, "--access-key", ak,
+        "--secret-key", "wrong" + sk);
+    assertThat(wrong.stderr()).contains("403").contains("SignatureDoesNotMatch");
+    GranaryCli.Result half = GranaryCli.run(t, none, "bucket", "ls", "--cluster", ep, "--access-key", ak);
+    assertThat(half.exit()).isNotZero();
+    assertThat(half.stderr()).contains("--secret-key");
   }
 
   @Test
