@@ -33,7 +33,7 @@ class Boto3IT {
       "paginator_1500_keys_each_exactly_once", "upload_file_multipart_etag_dash4", "download_file_byte_exact",
       "multipart_low_level_list_parts_and_abort", "presigned_get_s3v4_byte_exact",
       "presigned_get_wrong_signature_403", "presigned_put_s3v4", "presigned_get_expired_403", "copy_object",
-      "standard_headers_stored", "response_header_overrides", "get_object_part_number", "delete_objects",
+      "managed_copy_multipart_upload_part_copy", "standard_headers_stored", "response_header_overrides", "get_object_part_number", "delete_objects",
       "wrong_secret_signature_does_not_match", "unsupported_subresource_not_implemented", "empty_and_delete_bucket");
 
   private static TestCluster cluster;
@@ -120,6 +120,11 @@ class Boto3IT {
   @Test
   void boto3_copyObject_copiesBytes_keepingOrReplacingMetadata() {
     passed("copy_object");
+  }
+
+  @Test
+  void boto3_managedCopy_of12MiB_above5MiBThreshold_copiesInThreeUploadPartCopies_byteExact() {
+    passed("managed_copy_multipart_upload_part_copy");
   }
 
   @Test
