@@ -450,6 +450,19 @@ def _():
     expect(got["ContentType"].startswith("text/plain"), "REPLACE ContentType %r" % got["ContentType"])
 
 
+@check("managed_copy_multipart_upload_part_copy")
+def _():
+    # client.copy above its multipart threshold: CreateMultipartUpload, UploadPartCopy with ranges, Complete.
+    body = payload(11, 12 * MIB)
+    s3.put_object(Bucket=BUCKET, Key="copies/source-12mib.bin", Body=body)
+    cfg = TransferConfig(multipart_threshold=5 * MIB, multipart_chunksize=5 * MIB, max_concurrency=3)
+    s3.copy({"Bucket": BUCKET, "Key": "copies/source-12mib.bin"}, BUCKET, "copies/managed-copy.bin", Config=cfg)
+    h = s3.head_object(Bucket=BUCKET, Key="copies/managed-copy.bin")
+    expect(h["ETag"].strip('"').endswith("-3"), "managed copy ETag %s: not 3 parts" % h["ETag"])
+    got = s3.get_object(Bucket=BUCKET, Key="copies/managed-copy.bin")["Body"].read()
+    expect(hashlib.sha256(got).digest() == hashlib.sha256(body).digest(), "managed copy differs")
+
+
 @check("standard_headers_stored")
 def _():
     # S3 keeps these as system metadata and returns them on GET and HEAD (browsers and CDNs rely on them)

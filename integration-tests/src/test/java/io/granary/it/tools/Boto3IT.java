@@ -36,7 +36,8 @@ class Boto3IT {
       "presigned_get_wrong_signature_403", "presigned_put_s3v4", "presigned_get_expired_403",
       "presigned_get_default_sigv2_byte_exact", "presigned_put_default_sigv2",
       "presigned_get_sigv2_wrong_signature_or_expired_403", "header_auth_sigv2_put_get_delete", "copy_object",
-      "standard_headers_stored", "response_header_overrides", "get_object_part_number", "delete_objects",
+      "managed_copy_multipart_upload_part_copy", "standard_headers_stored", "response_header_overrides",
+      "get_object_part_number", "delete_objects",
       "wrong_secret_signature_does_not_match", "unsupported_subresource_not_implemented", "empty_and_delete_bucket");
 
   private static TestCluster cluster;
@@ -134,6 +135,11 @@ class Boto3IT {
   @Test
   void boto3_copyObject_copiesBytes_keepingOrReplacingMetadata() {
     passed("copy_object");
+  }
+
+  @Test
+  void boto3_managedCopy_of12MiB_above5MiBThreshold_copiesInThreeUploadPartCopies_byteExact() {
+    passed("managed_copy_multipart_upload_part_copy");
   }
 
   @Test

@@ -78,9 +78,6 @@ public final class S3Router implements Router {
         throw new NotImplementedException("the object sub-resource ?" + sub + " is not implemented");
       }
     }
-    if (ex.header("x-amz-copy-source") != null && q.containsKey("partNumber")) {
-      throw new NotImplementedException("UploadPartCopy is not implemented; use CopyObject or upload the part");
-    }
     BucketProps bucket = resolve(ctx.cluster(), path.bucket());
     if (ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && plainRead(q)) {
       return afterVerifiedBody(ex, auth, redirect(bucket, path));

@@ -55,10 +55,11 @@ public final class MetaStore implements AutoCloseable {
    * {@code tombstones} (object key to the epoch ms it was deleted while a rebalance ran, so a copy moved in after
    * cannot bring it back); {@code handoff} (keys of objects committed here that another target owns, to be sent on);
    * {@code rebalance} (where a rebalance walk of this mountpath is, to resume it after a restart); {@code resilver}
-   * (the same for a resilver walk).
+   * (the same for a resilver walk); {@code completed} (multipart uploads completed within the retry window, so a
+   * retried completion gets the same answer).
    */
   private static final List<String> COLUMNS = List.of("uploads", "parts", "tombstones", "handoff", "rebalance",
-      "resilver");
+      "resilver", "completed");
   /**
    * Access times: object key to epoch millis (8 bytes, big-endian). Kept apart from {@code objects} so a read never
    * rewrites the object's record; written in unsynced batches (losing recent atimes in a crash only makes eviction

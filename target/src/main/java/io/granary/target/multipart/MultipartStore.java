@@ -67,6 +67,7 @@ public final class MultipartStore {
   private final ObjectStore store;
   private final Clock clock;
   private final ReentrantLock[] locks = new ReentrantLock[256];
+  private final CompletedUploads completed;
   private volatile RemoteWriter remoteWriter;
 
   /** Writes an assembled object of a remote bucket through to its store before it is committed. */
@@ -88,6 +89,7 @@ public final class MultipartStore {
     this.nodeId = nodeId;
     this.store = store;
     this.clock = clock;
+    this.completed = new CompletedUploads(store);
     for (int i = 0; i < locks.length; i++) {
       locks[i] = new ReentrantLock();
     }
@@ -212,10 +214,15 @@ public final class MultipartStore {
   /**
    * Completes an upload: checks the requested parts (ascending: InvalidPartOrder; present with the given ETag:
    * InvalidPart; at least 5 MiB except the last: EntityTooSmall), assembles them, commits the object with ETag
-   * {@code md5(part md5s)-N}, and removes the upload. An object of a remote bucket is uploaded to its store first
-   * (see {@link #writeThroughWith}); if that fails, nothing is committed and the upload stays, so it can be retried.
+   * {@code md5(part md5s)-N}, remembers the completion and removes the upload. An object of a remote bucket is
+   * uploaded to its store first (see {@link #writeThroughWith}); if that fails, nothing is committed and the upload
+   * stays, so it can be retried.
+   *
+   * <p>Idempotent within the retry window ({@link CompletedUploads}): a completion retried with the same part list
+   * answers what the first answered and changes nothing, even when the object was overwritten or deleted since; one
+   * with another part list is 400 InvalidPart.
    */
-  public ObjectMeta complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested)
+  public CompletedUpload complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested)
       throws IOException {
     return complete(bucket, name, uploadId, requested, WriteCondition.NONE);
   }
@@ -224,14 +231,29 @@ public final class MultipartStore {
    * {@link #complete}, committing only when {@code condition} holds for the object at the commit (checked also
    * before the parts are assembled). When it does not, the condition's answer is thrown (412, or 404 for If-Match on
    * a missing object), nothing is committed, and the upload stays as it was: it can be completed without the
-   * condition or aborted.
+   * condition or aborted. A retry of a completion that succeeded is answered as the first was, without the
+   * condition: the first request's condition held when it was decided.
    */
-  public ObjectMeta complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested,
+  public CompletedUpload complete(BucketProps bucket, String name, String uploadId, List<CompletedPart> requested,
       WriteCondition condition) throws IOException {
     ReentrantLock lock = lock(uploadId);
     lock.lock();
     try {
-      Upload upload = require(bucket, name, uploadId);
+      Held held = held(bucket, name, uploadId);
+      CompletedUpload done = uploadId == null || uploadId.isEmpty() ? null : completed.find(bucket, name, uploadId);
+      if (done != null) {
+        CompletedUploads.requireSameParts(done, requested);
+        if (held != null) { // a crash after the completion was recorded left the upload: finish removing it
+          remove(bucket, held.upload());
+        }
+        log.info("node={} bucket={} object={}: multipart upload {} completed again (a retry), answered ETag {}",
+            nodeId, bucket.bucket(), name, uploadId, done.etag());
+        return done;
+      }
+      if (held == null) {
+        throw noSuchUpload(uploadId);
+      }
+      Upload upload = held.upload();
       if (requested.isEmpty()) {
         throw S3ApiException.malformedXml("CompleteMultipartUpload must name at least one part");
       }
@@ -265,10 +287,14 @@ public final class MultipartStore {
         condition.check(store.stat(bucket, name), bucket.bucket().toString(), name);
       }
       ObjectMeta meta = assemble(bucket, upload, chosen, condition);
+      done = new CompletedUpload(uploadId, name, meta.effectiveEtag(), meta.size(), meta.mtime(), clock.millis(),
+          CompletedUploads.partsHash(requested));
+      // Before the upload goes: a crash in between leaves both, and a retry is answered from the record.
+      completed.put(bucket, done);
       remove(bucket, upload);
       log.info("node={} bucket={} object={}: completed multipart upload {} of {} parts, {} bytes", nodeId,
           bucket.bucket(), name, uploadId, chosen.size(), meta.size());
-      return meta;
+      return done;
     } finally {
       lock.unlock();
     }
@@ -395,11 +421,20 @@ public final class MultipartStore {
     return sorted.size() <= limit ? sorted : new ArrayList<>(sorted.subList(0, limit));
   }
 
-  /** Aborts every upload of the given buckets started more than {@code ttl} ago; returns how many. */
+  /**
+   * Aborts every upload of the given buckets started more than {@code ttl} ago, and forgets their completions older
+   * than the retry window ({@link CompletedUploads#window}); returns how many uploads it aborted.
+   */
   public int sweep(List<BucketProps> buckets, Duration ttl) throws IOException {
     long cutoff = clock.millis() - ttl.toMillis();
+    long forgetBefore = clock.millis() - CompletedUploads.window(ttl).toMillis();
     int aborted = 0;
     for (BucketProps b : buckets) {
+      int forgotten = completed.expire(b, forgetBefore);
+      if (forgotten > 0) {
+        log.info("node={} bucket={} forgot {} completed multipart uploads past their retry window", nodeId,
+            b.bucket(), forgotten);
+      }
       for (Upload u : list(b, "", null, null, Integer.MAX_VALUE)) {
         if (u.initiated() < cutoff) {
           try {

@@ -15,7 +15,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * CompleteMultipartUpload ({@code POST ?uploadId=U} with the part list): checks the parts, assembles and commits
- * the object on the disk pool, and answers with its ETag ({@code md5-of-part-md5s-N}). {@code If-None-Match: *} and
+ * the object on the disk pool, and answers with its ETag ({@code md5-of-part-md5s-N}); a retry of a completion that
+ * succeeded gets the same answer within the retry window. {@code If-None-Match: *} and
  * {@code If-Match} are decided at the commit ({@link MultipartStore#complete(io.granary.clustermap.bucket.BucketProps,
  * String, String, java.util.List, WriteCondition)}).
  */
@@ -54,7 +55,7 @@ final class CompleteUploadHandler extends SmallBodyHandler {
           } else {
             String bucket = req.bucket().bucket().name();
             S3Responses.xml(ex, HttpResponseStatus.OK, new CompleteMultipartUploadResult(
-                "/" + bucket + "/" + req.name(), bucket, req.name(), m.effectiveEtag()));
+                "/" + bucket + "/" + req.name(), bucket, req.name(), m.etag()));
           }
         });
   }

@@ -15,7 +15,10 @@ import io.netty.handler.codec.http.HttpHeaders;
 import java.io.IOException;
 import java.nio.file.Files;
 
-/** UploadPart ({@code PUT ?partNumber=N&uploadId=U}): the streamed body becomes part N of the upload; its ETag is its MD5. */
+/**
+ * UploadPart ({@code PUT ?partNumber=N&uploadId=U}): the streamed body becomes part N of the upload; its ETag is its
+ * MD5. UploadPartCopy uses it too, with the copied bytes as the body.
+ */
 final class PartCompletion implements PutCompletion {
   private final MultipartStore multipart;
   private BucketProps bucket;
@@ -35,16 +38,20 @@ final class PartCompletion implements PutCompletion {
 
   @Override
   public HttpHeaders complete(PutOperation op) throws IOException {
+    Part part = add(op);
+    HttpHeaders h = new DefaultHttpHeaders();
+    h.set(HttpHeaderNames.ETAG, "\"" + part.md5() + "\"");
+    return h;
+  }
+
+  /** Finishes the body as part N of the upload checked by {@link #check} (disk pool); nothing stays on failure. */
+  Part add(PutOperation op) throws IOException {
     PutOperation.Staged staged = op.finishStaged();
-    Part part;
     try {
-      part = multipart.addPart(bucket, upload, number, staged, staged.sums().get(ChecksumType.MD5));
+      return multipart.addPart(bucket, upload, number, staged, staged.sums().get(ChecksumType.MD5));
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(staged.workFile());
       throw e;
     }
-    HttpHeaders h = new DefaultHttpHeaders();
-    h.set(HttpHeaderNames.ETAG, "\"" + part.md5() + "\"");
-    return h;
   }
 }

@@ -20,7 +20,8 @@ import java.util.Map;
  * PUT  + x-amz-copy-source   CopyObject                   DELETE                    DeleteObject
  * POST ?uploads              CreateMultipartUpload        PUT  ?partNumber&amp;uploadId  UploadPart
  * POST ?uploadId             CompleteMultipartUpload      DELETE ?uploadId          AbortMultipartUpload
- * GET  ?uploadId             ListParts
+ * GET  ?uploadId             ListParts                    PUT  ?partNumber&amp;uploadId  UploadPartCopy
+ *                                                         + x-amz-copy-source
  * </pre>
  */
 public final class S3TargetRoutes {
@@ -63,7 +64,9 @@ public final class S3TargetRoutes {
       return null;
     }
     if (q.containsKey("uploadId")) {
-      if (m.equals(HttpMethod.PUT)) {
+      if (m.equals(HttpMethod.PUT) && ex.header(CopySource.HEADER) != null) {
+        return AfterBody.of(ex, new UploadPartCopyHandler(api, store, multipart, disk, copySource));
+      } else if (m.equals(HttpMethod.PUT)) {
         return new ObjectPutHandler(api, store, disk, new PartCompletion(multipart)); // commits at the body's end
       } else if (m.equals(HttpMethod.DELETE)) {
         return AfterBody.of(ex, new AbortUploadHandler(api, multipart, disk));

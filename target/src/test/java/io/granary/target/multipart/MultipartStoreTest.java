@@ -137,14 +137,15 @@ class MultipartStoreTest {
     assertThat(e1).isEqualTo(md5(p1));
     assertThat(multipart.parts(BUCKET, u)).extracting(Part::number).containsExactly(1, 2, 3);
 
-    ObjectMeta meta = multipart.complete(BUCKET, "dir/big.bin", u.uploadId(), List.of(
+    CompletedUpload done = multipart.complete(BUCKET, "dir/big.bin", u.uploadId(), List.of(
         new CompletedPart(1, "\"" + e1 + "\""), new CompletedPart(2, e2), new CompletedPart(3, e3)));
+    ObjectMeta meta = store.stat(BUCKET, "dir/big.bin");
 
     MessageDigest md = MessageDigest.getInstance("MD5");
     for (String e : List.of(e1, e2, e3)) {
       md.update(HexFormat.of().parseHex(e));
     }
-    assertThat(meta.etag()).isEqualTo(HexFormat.of().formatHex(md.digest()) + "-3");
+    assertThat(meta.etag()).isEqualTo(HexFormat.of().formatHex(md.digest()) + "-3").isEqualTo(done.etag());
     assertThat(meta.size()).isEqualTo(10L * MIB + 123);
     assertThat(meta.contentType()).isEqualTo("video/mp4");
     assertThat(meta.userMeta()).containsEntry("k", "v");
@@ -215,8 +216,9 @@ class MultipartStoreTest {
       }
     }
     // The right ETag completes the same upload.
-    ObjectMeta now = multipart.complete(BUCKET, "k", u.uploadId(), parts, WriteCondition.ifMatch(old.effectiveEtag()));
-    assertThat(store.stat(BUCKET, "k")).isEqualTo(now);
+    CompletedUpload now = multipart.complete(BUCKET, "k", u.uploadId(), parts,
+        WriteCondition.ifMatch(old.effectiveEtag()));
+    assertThat(store.stat(BUCKET, "k").effectiveEtag()).isEqualTo(now.etag());
     assertThat(read("k")).isEqualTo(data(1, 1000));
   }
 
@@ -289,5 +291,100 @@ class MultipartStoreTest {
     assertThat(multipart.list(BUCKET, "", null, null, 10)).extracting(Upload::uploadId)
         .containsExactly(fresh.uploadId());
     assertThat(uploadFiles()).isZero();
+  }
+
+  /** An upload of one 1000-byte part completed as "k"; returns its part list. */
+  private List<CompletedPart> completeOnePart(Upload u) throws Exception {
+    List<CompletedPart> parts = List.of(new CompletedPart(1, upload(u, 1, data(1, 1000))));
+    multipart.complete(BUCKET, "k", u.uploadId(), parts);
+    return parts;
+  }
+
+  private void putObject(String name, byte[] content) throws IOException {
+    PutOperation put = store.beginPut(BUCKET, name, new PutOptions(content.length, List.of(), true, null, Map.of()));
+    put.write(Unpooled.wrappedBuffer(content));
+    put.finish();
+  }
+
+  @Test
+  void complete_retriedWithTheSameParts_answersTheSameEtag_andChangesNothing() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    List<CompletedPart> parts = completeOnePart(u);
+    ObjectMeta first = store.stat(BUCKET, "k");
+    putObject("k", new byte[] {7, 7}); // overwritten meanwhile: S3 still answers the retry 200
+    ObjectMeta overwritten = store.stat(BUCKET, "k");
+
+    // Quoted ETags this time, and a condition the object no longer meets: the first answer stands.
+    CompletedUpload again = multipart.complete(BUCKET, "k", u.uploadId(),
+        List.of(new CompletedPart(1, "\"" + parts.get(0).etag() + "\"")), WriteCondition.ifNoneMatchStar());
+
+    assertThat(again.etag()).isEqualTo(first.etag()).endsWith("-1");
+    assertThat(again.size()).isEqualTo(1000);
+    assertThat(store.stat(BUCKET, "k")).isEqualTo(overwritten);
+    assertThat(read("k")).containsExactly(7, 7);
+    assertThat(uploadFiles()).isZero();
+  }
+
+  @Test
+  void complete_retriedWithOtherParts_isInvalidPart_andChangesNothing() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    completeOnePart(u);
+    ObjectMeta first = store.stat(BUCKET, "k");
+
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), List.of(new CompletedPart(1, "0".repeat(32)))))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> {
+          assertThat(e.code()).isEqualTo("InvalidPart");
+          assertThat(e.status().code()).isEqualTo(400);
+        });
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), List.of()))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("InvalidPart"));
+    assertThat(store.stat(BUCKET, "k")).isEqualTo(first);
+  }
+
+  @Test
+  void complete_retriedAfterTheStoreIsReopened_answersTheSameEtag() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    List<CompletedPart> parts = completeOnePart(u);
+    String etag = store.stat(BUCKET, "k").etag();
+    store.close(); // a target restart: the record is in RocksDB
+    open();
+
+    assertThat(multipart.complete(BUCKET, "k", u.uploadId(), parts).etag()).isEqualTo(etag);
+  }
+
+  @Test
+  void complete_retriedForAnotherKey_isNoSuchUpload() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    List<CompletedPart> parts = completeOnePart(u);
+
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "other", u.uploadId(), parts))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("NoSuchUpload"));
+    assertThat(store.stat(BUCKET, "other")).isNull();
+  }
+
+  @Test
+  void sweep_forgetsCompletionsPastTheRetryWindow_only() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    List<CompletedPart> parts = completeOnePart(u);
+    clock.now = clock.now.plus(Duration.ofHours(23));
+    multipart.sweep(List.of(BUCKET), Duration.ofDays(7));
+    assertThat(multipart.complete(BUCKET, "k", u.uploadId(), parts).size()).isEqualTo(1000);
+
+    clock.now = clock.now.plus(Duration.ofHours(2)); // 25 h after the completion
+    multipart.sweep(List.of(BUCKET), Duration.ofDays(7));
+
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), parts))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("NoSuchUpload"));
+  }
+
+  @Test
+  void sweep_ofADestroyedBucket_forgetsItsCompletionsAtOnce() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    List<CompletedPart> parts = completeOnePart(u);
+
+    multipart.sweep(List.of(BUCKET), Duration.ZERO); // what destroying the bucket does
+
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), parts))
+        .isInstanceOfSatisfying(S3ApiException.class, e -> assertThat(e.code()).isEqualTo("NoSuchUpload"));
   }
 }
