@@ -26,7 +26,7 @@ public final class BucketCommand {
   /** The proxy to talk to; {@code --endpoint} is taken by the remote store's URL in {@code create}. */
   static final class Cluster {
     @Option(names = "--cluster", defaultValue = "${env:GRANARY_ENDPOINT:-http://127.0.0.1:51080}",
-        description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
+        converter = ProxyUrl.class, description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
     String url;
 
     @Mixin
@@ -146,11 +146,10 @@ public final class BucketCommand {
   @Command(name = "ls", mixinStandardHelpOptions = true, description = "List buckets.")
   static final class List implements Callable<Integer> {
     @Mixin
-    Cluster cluster = new Cluster();
+    ClusterCommand.Endpoint e = new ClusterCommand.Endpoint(); // --cluster or --endpoint: ls names no remote
 
     @Override
     public Integer call() throws Exception {
-      ClusterCommand.Endpoint e = cluster.endpoint();
       JsonNode all = ClusterJson.mapper().readTree(ClusterCommand.Endpoint.check(
           e.send(HttpRequest.newBuilder(URI.create(e.url + "/v1/buckets")))));
       JsonNode list = all.has("buckets") ? all.path("buckets") : all;
@@ -170,7 +169,7 @@ public final class BucketCommand {
       description = "Remove a bucket (a remote bucket is only unregistered: its cached copies go, the remote stays).")
   static final class Remove implements Callable<Integer> {
     @Mixin
-    Cluster cluster = new Cluster();
+    ClusterCommand.Endpoint e = new ClusterCommand.Endpoint(); // --cluster or --endpoint: rm names no remote
 
     @Parameters(index = "0", description = "The bucket.")
     String bucket;
@@ -181,9 +180,16 @@ public final class BucketCommand {
     @Override
     public Integer call() throws Exception {
       Bucket b = parse(bucket);
-      ClusterCommand.Endpoint e = cluster.endpoint();
-      ClusterCommand.Endpoint.check(e.send(HttpRequest.newBuilder(URI.create(e.url + path(b)
-          + (force ? "&force=true" : ""))).DELETE()));
+      try {
+        ClusterCommand.Endpoint.check(e.send(HttpRequest.newBuilder(URI.create(e.url + path(b)
+            + (force ? "&force=true" : ""))).DELETE()));
+      } catch (ClusterCommand.ApiError err) {
+        if (err.status == 409 && err.getMessage().contains("BucketNotEmpty")) {
+          throw new IllegalStateException("bucket " + b + " is not empty: delete its objects first, or add --force "
+              + "to remove it with them");
+        }
+        throw err;
+      }
       System.out.println("removed " + b);
       return 0;
     }

@@ -31,7 +31,7 @@ public final class ClusterCommand {
    */
   static final class Endpoint {
     @Option(names = {"--endpoint", "--cluster"}, defaultValue = "${env:GRANARY_ENDPOINT:-http://127.0.0.1:51080}",
-        description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
+        converter = ProxyUrl.class, description = "A proxy URL (default: ${DEFAULT-VALUE}; env GRANARY_ENDPOINT).")
     String url;
 
     @Mixin
@@ -44,6 +44,9 @@ public final class ClusterCommand {
         return c.send(request, HttpResponse.BodyHandlers.ofString());
       } catch (ConnectException e) {
         throw new IllegalStateException("cannot reach " + url + " (is the cluster running?)");
+      } catch (javax.net.ssl.SSLException e) {
+        throw new IllegalStateException("cannot speak TLS with " + url + " (" + e.getMessage()
+            + "); a local cluster's proxy is http://");
       }
     }
 

@@ -95,7 +95,8 @@ final class NodeCommand implements Callable<Integer> {
     try {
       return endpoint.get("/v1/cluster/nodes/" + URLEncoder.encode(node, StandardCharsets.UTF_8));
     } catch (ClusterCommand.ApiError e) {
-      throw e.status == 404 ? e.within("no node '" + node + "' in the cluster map") : e;
+      throw e.status == 404 && !e.getMessage().contains("NodeNotFound")
+          ? e.within("no node '" + node + "' in the cluster map") : e; // an older proxy's 404 names no node
     }
   }
 }

@@ -42,7 +42,8 @@ final class SetStateCommand implements Callable<Integer> {
     try {
       map = endpoint.call("PUT", "/v1/cluster/nodes/" + URLEncoder.encode(node, StandardCharsets.UTF_8), body);
     } catch (ClusterCommand.ApiError e) {
-      throw e.status == 404 ? e.within("no node '" + node + "' in the cluster map") : e;
+      throw e.status == 404 && !e.getMessage().contains("NodeNotFound")
+          ? e.within("no node '" + node + "' in the cluster map") : e; // an older proxy's 404 names no node
     }
     NodeChangeReport.print(map, node, System.out);
     return 0;

@@ -165,9 +165,40 @@ class ClusterCliIT {
     assertThat(unknown.exit()).isNotZero();
     assertThat(unknown.stderr()).contains("no node 't9' in the cluster map").contains("404");
 
+    assertThat(unknown.stderr()).contains("NodeNotFound").doesNotContain("NoSuchEndpoint");
+    GranaryCli.Result unknownState = granary("cluster", "set-state", "t9", "maintenance");
+    assertThat(unknownState.stderr().strip().lines()).as(unknownState.stderr()).hasSize(1);
+    assertThat(unknownState.stderr()).contains("404 NodeNotFound: no node 't9' in the cluster map");
+
     GranaryCli.Result badState = granary("cluster", "set-state", "t2", "sideways");
     assertThat(badState.exit()).isNotZero();
     assertThat(badState.stderr()).contains("400").contains("unknown node state 'sideways'");
     assertThat(cluster.map().targets().get("t2").state()).isEqualTo(NodeState.ACTIVE);
+  }
+
+  @Test
+  @Order(6)
+  void endpointsAndBucketErrors_areOneLineSaying_whatToDo() throws Exception {
+    for (String bad : List.of("foo bar", "127.0.0.1:51080", "ftp://h/")) {
+      GranaryCli.Result r = GranaryCli.run(Duration.ofSeconds(60), "cluster", "show", "--endpoint", bad);
+      assertThat(r.exit()).as(bad).isEqualTo(2);
+      assertThat(r.stderr().strip().lines()).as(r.stderr()).hasSize(1);
+      assertThat(r.stderr()).contains("is not a proxy URL: give http://HOST:PORT").doesNotContain("Illegal character");
+    }
+    String https = cluster.endpoint().replace("http://", "https://");
+    GranaryCli.Result tls = GranaryCli.run(Duration.ofSeconds(60), "cluster", "show", "--endpoint", https);
+    assertThat(tls.exit()).isEqualTo(1);
+    assertThat(tls.stderr()).contains("cannot speak TLS with " + https);
+    assertThat(tls.stderr().strip().lines()).hasSize(1);
+
+    GranaryCli.Result ls = granary("bucket", "ls"); // --endpoint, as its sibling commands take it
+    assertThat(ls.exit()).as(ls.all()).isZero();
+    assertThat(ls.stdout()).contains(BUCKET);
+    GranaryCli.Result rm = granary("bucket", "rm", BUCKET);
+    assertThat(rm.exit()).isEqualTo(1);
+    assertThat(rm.stderr().strip().lines()).as(rm.stderr()).hasSize(1);
+    assertThat(rm.stderr()).contains(BUCKET + " is not empty: delete its objects first, or add --force to remove it")
+        .doesNotContain("?force=true");
+    assertThat(Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET).status()).as("still there").isEqualTo(200);
   }
 }

@@ -23,6 +23,13 @@ final class S3Errors {
       return new BackendException(kind, status,
           what + ": " + status + (code == null ? "" : " " + code), e);
     }
+    if (e instanceof SdkClientException && e.getMessage() != null
+        && e.getMessage().startsWith("Unable to load credentials")) {
+      // The SDK's message lists every provider of its chain over many lines; say what to give instead.
+      return new BackendException(Kind.ACCESS_DENIED, 0, what + ": no AWS credentials found on this node (no "
+          + "credentials file given, none in its environment or ~/.aws): register the bucket with "
+          + "--credentials-file FILE (every node reads it), --profile, or --anonymous for a public bucket", e);
+    }
     if (e instanceof SdkClientException) {
       // No answer after the SDK's retries: connection refused/reset or a timeout.
       return new BackendException(Kind.UNAVAILABLE, 0, what + ": " + describe(e), e);

@@ -69,9 +69,12 @@ class LifecycleBadInputIT {
   @Test
   void nodeEndpoints_refuseUnknownNodesAndMalformedBodies_changingNothing() throws Exception {
     ClusterMap before = cluster.map();
-    assertThat(send("GET", "/v1/cluster/nodes/nope", null).status()).isEqualTo(404);
-    assertThat(send("PUT", "/v1/cluster/nodes/nope", "{\"state\":\"maintenance\"}").status()).isEqualTo(404);
-    assertThat(send("PUT", "/v1/cluster/nodes/nope", "{\"weight\":2}").status()).isEqualTo(404);
+    for (Http.Reply unknown : List.of(send("GET", "/v1/cluster/nodes/nope", null),
+        send("PUT", "/v1/cluster/nodes/nope", "{\"state\":\"maintenance\"}"),
+        send("PUT", "/v1/cluster/nodes/nope", "{\"weight\":2}"))) {
+      assertThat(unknown.status()).isEqualTo(404);
+      assertThat(code(unknown)).as(unknown.bodyText()).isEqualTo("NodeNotFound");
+    }
     for (String bad : List.of("not json", "{}", "[]", "{\"state\":5}", "{\"state\":\"gone\"}", "{\"weight\":\"x\"}",
         "{\"weight\":-1}", "{\"weight\":0}", "{\"weight\":2,\"state\":\"active\"}", "{\"foo\":1}",
         "{\"state\":\"active\",\"rebalance\":false}", "{\"state\":\"maintenance\",\"rebalance\":\"no\"}")) {

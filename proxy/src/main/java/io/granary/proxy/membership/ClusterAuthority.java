@@ -14,6 +14,7 @@ import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.ConflictException;
+import io.granary.common.error.NodeNotFoundException;
 import io.granary.common.error.RouteNotFoundException;
 import io.granary.common.membership.ClusterMetadata;
 import io.granary.common.membership.ClusterMetadataHolder;
@@ -143,7 +144,7 @@ public final class ClusterAuthority {
    */
   public synchronized ClusterMetadata setState(String id, NodeState state) {
     ClusterMetadata md = holder.require().metadata();
-    Node n = md.map().node(id).orElseThrow(() -> new RouteNotFoundException("/v1/cluster/nodes/" + id));
+    Node n = md.map().node(id).orElseThrow(() -> new NodeNotFoundException(id));
     if (id.equals(md.map().primary())) {
       throw new ConflictException(ConflictException.INVALID_STATE, "the primary's state cannot be changed");
     }
@@ -187,7 +188,7 @@ public final class ClusterAuthority {
     ClusterMetadata md = holder.require().metadata();
     Node n = md.map().targets().get(id);
     if (n == null) {
-      throw new RouteNotFoundException("/v1/cluster/nodes/" + id);
+      throw new NodeNotFoundException(id);
     }
     if (!(weight > 0) || Double.isInfinite(weight)) {
       throw BadRequestException.invalidArgument("weight must be a positive number, got " + weight);

@@ -5,7 +5,7 @@ import io.granary.clustermap.NodeRole;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.MethodNotAllowedException;
-import io.granary.common.error.RouteNotFoundException;
+import io.granary.common.error.NodeNotFoundException;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.SmallBodyHandler;
@@ -81,7 +81,7 @@ public final class NodeMountpathsHandler extends SmallBodyHandler {
         path.substring(ApiPaths.CLUSTER_NODES.length(), mountpathsAt(path)));
     Node n = cluster.require().map().node(id).orElse(null);
     if (n == null || n.role() != NodeRole.TARGET) {
-      throw new RouteNotFoundException(ApiPaths.CLUSTER_NODES + id + " (no such target)");
+      throw new NodeNotFoundException(id);
     }
     return n;
   }

@@ -9,7 +9,7 @@ import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.NodeState;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
-import io.granary.common.error.RouteNotFoundException;
+import io.granary.common.error.NodeNotFoundException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.membership.ClusterMetadataHolder;
@@ -57,7 +57,7 @@ public final class NodeStatusHandler implements RequestHandler {
           false, null, null, null, null, true, true));
       return;
     }
-    Node n = map.node(id).orElseThrow(() -> new RouteNotFoundException(ApiPaths.CLUSTER_NODES + id));
+    Node n = map.node(id).orElseThrow(() -> new NodeNotFoundException(id));
     String rb = map.rebalance() == null ? null : map.rebalance().jobId();
     String rbState = map.rebalance() == null ? null : map.rebalance().state().wireName();
     if (n.role() == NodeRole.PROXY) {

@@ -15,6 +15,7 @@ import io.granary.common.control.ControlClient;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.ConflictException;
+import io.granary.common.error.NodeNotFoundException;
 import io.granary.common.error.RouteNotFoundException;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.membership.ClusterMetadata;
@@ -491,7 +492,7 @@ class ClusterAuthorityTest {
   void setState_unknownNode_is404() {
     authority.bootstrap(SELF);
     assertThatThrownBy(() -> authority.setState("nope", NodeState.MAINTENANCE))
-        .isInstanceOf(RouteNotFoundException.class);
+        .isInstanceOf(NodeNotFoundException.class).hasMessageContaining("no node 'nope' in the cluster map");
   }
 
   // ---------------------------------------------------------------- buckets
