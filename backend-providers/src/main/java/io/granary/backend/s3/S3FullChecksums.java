@@ -16,8 +16,15 @@ final class S3FullChecksums {
   private S3FullChecksums() {}
 
   static RemoteChecksum of(HeadObjectResponse r) {
-    if (r.checksumType() == software.amazon.awssdk.services.s3.model.ChecksumType.COMPOSITE) {
+    software.amazon.awssdk.services.s3.model.ChecksumType kind = r.checksumType();
+    if (kind == software.amazon.awssdk.services.s3.model.ChecksumType.COMPOSITE) {
       return null;
+    }
+    // A multipart object's CRC32, CRC32C, SHA-1 or SHA-256 is composite unless the store says FULL_OBJECT (S3's
+    // default; some stores omit both the type and the "-N" suffix); CRC64NVME is always of the full object.
+    boolean multipart = r.eTag() != null && r.eTag().matches("\"?[0-9a-fA-F]+-\\d+\"?");
+    if (multipart && kind != software.amazon.awssdk.services.s3.model.ChecksumType.FULL_OBJECT) {
+      return decode(ChecksumType.CRC64NVME, r.checksumCRC64NVME());
     }
     RemoteChecksum c = decode(ChecksumType.CRC32C, r.checksumCRC32C());
     c = c != null ? c : decode(ChecksumType.CRC32, r.checksumCRC32());

@@ -86,19 +86,19 @@ final class ContentVerifier {
     if (md5 != null) {
       String actual = md5 == bucketHasher ? bucketHex : md5.hex();
       if (!actual.equalsIgnoreCase(object.md5())) {
-        throw new ChecksumMismatchException("md5", object.md5(), actual);
+        throw ChecksumMismatchException.ofRemote("md5", object.md5(), actual);
       }
     }
     if (crc32c != null) {
       String actual = crc32c == bucketHasher ? bucketHex : crc32c.hex();
       if (!actual.equalsIgnoreCase(object.crc32c())) {
-        throw new ChecksumMismatchException("crc32c", object.crc32c(), actual);
+        throw ChecksumMismatchException.ofRemote("crc32c", object.crc32c(), actual);
       }
     }
     if (full != null) {
       String actual = fullHasher == bucketHasher ? bucketHex : fullHasher.hex();
       if (!actual.equals(full.hex())) {
-        throw new ChecksumMismatchException(full.type().wireName(), full.hex(), actual);
+        throw ChecksumMismatchException.ofRemote(full.type().wireName(), full.hex(), actual);
       }
     }
     return bucketHex;
