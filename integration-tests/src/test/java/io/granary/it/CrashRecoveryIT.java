@@ -106,10 +106,8 @@ class CrashRecoveryIT {
       });
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (acked.size() < 150 && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(acked.size()).as("PUTs acknowledged before the kill").isGreaterThanOrEqualTo(150);
+    org.awaitility.Awaitility.await("PUTs acknowledged before the kill").atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20)).until(() -> acked.size() >= 150);
     // Kill at a moment when a PUT is provably half-written: its work file exists.
     int workFilesAtKill = 0;
     while (workFilesAtKill == 0 && System.nanoTime() < deadline) {
@@ -118,7 +116,6 @@ class CrashRecoveryIT {
     cluster.local().kill(VICTIM); // SIGKILL with PUTs in flight
     assertThat(workFilesAtKill).as("work files of in-flight PUTs when killed").isPositive();
     assertThat(workFiles(VICTIM)).as("work files left by the dead process").isNotEmpty();
-    Thread.sleep(500);
     stop.set(true);
     writers.shutdown();
     assertThat(writers.awaitTermination(120, TimeUnit.SECONDS)).isTrue();

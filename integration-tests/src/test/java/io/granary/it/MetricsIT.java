@@ -142,13 +142,17 @@ class MetricsIT {
 
   /** The targets' scrape once {@code done} holds for it (within 10 s). */
   private static String awaitTargets(Predicate<String> done) throws Exception {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    String text = scrapeTargets();
-    while (!done.test(text) && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-      text = scrapeTargets();
+    java.util.concurrent.atomic.AtomicReference<String> text = new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(20)).until(() -> {
+            text.set(scrapeTargets());
+            return done.test(text.get());
+          });
+    } catch (org.awaitility.core.ConditionTimeoutException notYet) {
+      // the caller's assertions on the last scrape say what is missing
     }
-    return text;
+    return text.get();
   }
 
   private static String scrapeTargets() throws Exception {

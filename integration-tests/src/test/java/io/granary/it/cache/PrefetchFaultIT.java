@@ -123,7 +123,16 @@ class PrefetchFaultIT {
     try {
       id = post("/v1/jobs", "{\"kind\":\"prefetch\",\"bucket\":\"s3://" + BUCKET
           + "\",\"prefix\":\"epoch/\",\"concurrency\":1}").path("id").asText();
-      Thread.sleep(700);
+      // Kill the victim once it is fetching its share: a GET of one of its objects reached the remote.
+      Set<String> victimPaths = new HashSet<>();
+      for (int i = 0; i < OBJECTS; i++) {
+        if (!survivorOwns.contains(name(i))) {
+          victimPaths.add("/" + BUCKET + "/" + name(i));
+        }
+      }
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+          .until(() -> faults.count(r -> r.method().equals("GET")
+              && victimPaths.contains(r.pathAndQuery().split("\\?", 2)[0])) > 0);
       cluster.local().kill(victim);
 
       JsonNode s = awaitEnd(id);

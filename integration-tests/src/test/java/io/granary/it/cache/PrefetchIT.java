@@ -142,7 +142,8 @@ class PrefetchIT {
     try {
       String id = post("{\"kind\":\"prefetch\",\"bucket\":\"s3://" + BUCKET
           + "\",\"prefix\":\"slow/\",\"concurrency\":1}").path("id").asText();
-      Thread.sleep(500);
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+          .until(() -> gets("slow/") > 0); // the job is fetching
       Http.Reply abort = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
           + "/v1/jobs/" + id)).DELETE());
       assertThat(abort.status()).as(abort.bodyText()).isEqualTo(200);
@@ -150,8 +151,10 @@ class PrefetchIT {
       assertThat(s.path("state").asText()).isEqualTo("aborted");
       assertThat(s.path("objects").path("done").asLong()).isLessThan(8);
       long fetchedAtEnd = gets("slow/");
-      Thread.sleep(2000);
-      assertThat(gets("slow/")).as("no fills start after the abort").isLessThanOrEqualTo(fetchedAtEnd);
+      // A negative claim needs a span to hold over: longer than a stalled fetch (1.5 s), so one would show.
+      org.awaitility.Awaitility.await("no fills start after the abort").during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(100))
+          .until(() -> gets("slow/") <= fetchedAtEnd);
     } finally {
       counter.clearFaults();
     }

@@ -57,4 +57,25 @@ public final class SigV4 {
     }
     return b;
   }
+
+  /**
+   * A presigned GET URL for {@code url} as the SDK's signer makes it, signed at {@code signedAt} and valid for
+   * {@code validFor}: a URL signed in the past tests expiry without waiting for it.
+   */
+  public static URI presignGet(String url, java.time.Instant signedAt, java.time.Duration validFor,
+      String accessKey, String secretKey) {
+    URI u = URI.create(url);
+    SdkHttpRequest req = SdkHttpRequest.builder().method(SdkHttpMethod.GET).protocol(u.getScheme()).host(u.getHost())
+        .port(u.getPort()).encodedPath(u.getRawPath()).build();
+    var signed = SIGNER.sign(s -> s.identity(AwsCredentialsIdentity.create(accessKey, secretKey)).request(req)
+        .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+        .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
+        .putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
+        .putProperty(AwsV4HttpSigner.AUTH_LOCATION, AwsV4HttpSigner.AuthLocation.QUERY_STRING)
+        .putProperty(AwsV4HttpSigner.EXPIRATION_DURATION, validFor)
+        .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, false)
+        .putProperty(AwsV4HttpSigner.SIGNING_CLOCK, java.time.Clock.fixed(signedAt, java.time.ZoneOffset.UTC)));
+    return signed.request().getUri();
+  }
 }
