@@ -28,9 +28,7 @@ final class NodeRunner {
       }
     }, "shutdown"));
     if (parentPid > 0) {
-      ProcessHandle.of(parentPid).ifPresentOrElse(
-          parent -> parent.onExit().thenRun(() -> System.exit(0)),
-          () -> System.exit(0));
+      ParentWatch.of(parentPid).start(() -> System.exit(0));
     }
     // A decommissioned node's work is done: it exits cleanly. Any other reason is an error.
     fatal.onFatal(reason -> System.exit(ClusterJoiner.DECOMMISSIONED.equals(reason) ? 0 : 2));

@@ -27,20 +27,115 @@ class LocalCommandIT {
     return new ProcessBuilder(cmd).redirectErrorStream(true).start();
   }
 
+  /** What the launcher printed up to "Press Ctrl-C": every line, and the endpoint it names. */
+  private record Banner(List<String> lines, String endpoint) {
+    String line(String containing) {
+      return lines.stream().filter(l -> l.contains(containing)).findFirst()
+          .orElseThrow(() -> new AssertionError("no line with '" + containing + "' in " + lines));
+    }
+  }
+
   /** Reads the launcher's output until the "is up" banner; returns the endpoint it prints. */
   private static String awaitUp(Process p) throws Exception {
+    return awaitBanner(p).endpoint();
+  }
+
+  private static Banner awaitBanner(Process p) throws Exception {
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     String endpoint = null;
+    List<String> lines = new ArrayList<>();
     for (String line; System.nanoTime() < deadline && (line = out.readLine()) != null; ) {
+      lines.add(line);
       if (line.contains("endpoint:")) {
         endpoint = line.substring(line.indexOf("http")).split("\\s+")[0];
       }
       if (line.contains("Press Ctrl-C")) {
-        return endpoint;
+        return new Banner(lines, endpoint);
       }
     }
-    throw new AssertionError("granary local did not come up");
+    throw new AssertionError("granary local did not come up: " + lines);
+  }
+
+  /** Everything the launcher prints until it exits (it must exit within a minute). */
+  private static String outputUntilExit(Process p) throws Exception {
+    java.util.concurrent.CompletableFuture<String> all = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher exits").isTrue();
+    return all.get(30, TimeUnit.SECONDS);
+  }
+
+  private static void stop(Process p, List<ProcessHandle> nodes) throws Exception {
+    p.destroy(); // SIGTERM
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    for (ProcessHandle n : nodes) {
+      n.onExit().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void local_portTaken_failsWithOneClearLine_andLeavesNoNode() throws Exception {
+    Path data = Path.of(System.getProperty("granary.it.dir", "target/it-data"), "local-taken").toAbsolutePath();
+    int port = freePort(3);
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(port + 1, 50,
+        java.net.InetAddress.getByName("127.0.0.1"))) {
+      Process p = launch(data, port);
+      try {
+        String out = outputUntilExit(p);
+        assertThat(p.exitValue()).isNotZero();
+        assertThat(out).contains("port " + (port + 1) + " (target t1) is in use").doesNotContain("is up")
+            .doesNotContain("AWS_SECRET_ACCESS_KEY");
+        assertThat(p.descendants().toList()).as("no node left behind").isEmpty();
+      } finally {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void local_restartOverKeptData_keepsTheS3Keys_andServesRightAfterTheBanner() throws Exception {
+    Path data = Path.of(System.getProperty("granary.it.dir", "target/it-data"), "local-restart").toAbsolutePath();
+    deleteTree(data); // the first start must be a fresh one
+    int port = freePort(3);
+    Process first = launch(data, port);
+    Banner before;
+    try {
+      before = awaitBanner(first);
+      assertThat(before.line("GRANARY_ENDPOINT")).contains("export GRANARY_ENDPOINT=" + before.endpoint());
+      assertThat(Http.send(Http.NO_FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(before.endpoint()
+          + "/v1/buckets/kept")).POST(java.net.http.HttpRequest.BodyPublishers.noBody())).status()).isEqualTo(201);
+      assertThat(Http.send(Http.FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(before.endpoint()
+          + "/v1/objects/kept/a.txt")).PUT(java.net.http.HttpRequest.BodyPublishers.ofString("kept bytes")))
+          .status()).isEqualTo(200);
+      stop(first, first.descendants().toList());
+    } finally {
+      first.descendants().forEach(ProcessHandle::destroyForcibly);
+      first.destroyForcibly();
+    }
+    assertThat(java.nio.file.Files.getPosixFilePermissions(data.resolve("s3-keys")))
+        .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+            java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+
+    Process again = launch(data, port);
+    try {
+      Banner after = awaitBanner(again);
+      // Right after the banner, with no wait of our own: every node was ready before it was printed.
+      Http.Reply get = Http.get(after.endpoint() + "/v1/objects/kept/a.txt");
+      assertThat(get.status()).isEqualTo(200);
+      assertThat(get.bodyText()).isEqualTo("kept bytes");
+      assertThat(after.line("AWS_SECRET_ACCESS_KEY")).isEqualTo(before.line("AWS_SECRET_ACCESS_KEY"));
+      assertThat(after.lines()).anyMatch(l -> l.contains("kept from the last run"));
+      stop(again, again.descendants().toList());
+    } finally {
+      again.descendants().forEach(ProcessHandle::destroyForcibly);
+      again.destroyForcibly();
+    }
   }
 
   @Test
@@ -83,6 +178,16 @@ class LocalCommandIT {
     } finally {
       nodes.forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
+    }
+  }
+
+  private static void deleteTree(Path root) throws java.io.IOException {
+    if (java.nio.file.Files.exists(root)) {
+      try (var walk = java.nio.file.Files.walk(root)) {
+        for (Path f : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
+          java.nio.file.Files.delete(f);
+        }
+      }
     }
   }
 

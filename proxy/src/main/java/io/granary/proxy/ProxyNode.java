@@ -14,6 +14,9 @@ import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpServer;
 import io.granary.common.http.Transport;
 import io.granary.common.membership.ClusterJoiner;
+import io.granary.common.membership.ReadinessHandler;
+import io.granary.common.http.Router;
+import io.granary.proxy.membership.ProxyReadiness;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
@@ -111,12 +114,23 @@ public final class ProxyNode implements AutoCloseable {
     ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler), List.of(rebalanceJobs));
     // ---- end prefetch jobs
     ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx), jobs);
+    HealthMonitor monitor = null;
+    if (primary) {
+      ControlClient healthClient = new ControlClient(
+          cfg.offlineAfter().dividedBy(2).compareTo(Duration.ofSeconds(3)) < 0
+              ? cfg.offlineAfter().dividedBy(2) : Duration.ofSeconds(3), null, signer);
+      monitor = new HealthMonitor(holder, authority, healthClient, scheduler, control::execute,
+          cfg.healthInterval(), cfg.offlineAfter(), Clock.systemUTC());
+    }
+    // Readiness (GET /v1/health/ready), answered before authentication like /v1/health: probes do not sign
+    Router ready = ReadinessHandler.route(router, holder, "proxy",
+        new ProxyReadiness(holder, monitor != null ? monitor::answeredSinceStart : targetId -> true));
     HttpServer server;
     try {
       // Prometheus metrics (io.granary.common.metrics): GET /metrics, answered before authentication and S3 routing
       NodeMetrics metrics = new NodeMetrics(id);
       metrics.clusterMap(holder);
-      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, transport, workers,
+      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(ready, metrics), id, transport, workers,
           (int) cfg.idleTimeout().toSeconds(), true, metrics.requests());
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -128,18 +142,14 @@ public final class ProxyNode implements AutoCloseable {
     AutoCloseable membership;
     if (primary) {
       authority.bootstrap(new Node(id, NodeRole.PROXY, url, NodeState.ACTIVE, 1));
-      ControlClient healthClient = new ControlClient(
-          cfg.offlineAfter().dividedBy(2).compareTo(Duration.ofSeconds(3)) < 0
-              ? cfg.offlineAfter().dividedBy(2) : Duration.ofSeconds(3), null, signer);
-      HealthMonitor monitor = new HealthMonitor(holder, authority, healthClient, scheduler, control::execute,
-          cfg.healthInterval(), cfg.offlineAfter(), Clock.systemUTC());
       monitor.start();
       RebalanceCoordinator coordinator = new RebalanceCoordinator(holder, authority, client, scheduler, control,
           RebalanceCoordinator.INTERVAL);
       coordinator.start();
+      HealthMonitor startedMonitor = monitor;
       membership = () -> {
         coordinator.close();
-        monitor.close();
+        startedMonitor.close();
       };
     } else {
       ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),

@@ -8,6 +8,9 @@ import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpServer;
 import io.granary.common.http.Transport;
 import io.granary.common.membership.ClusterJoiner;
+import io.granary.common.membership.ReadinessHandler;
+import io.granary.common.http.Router;
+import io.granary.target.membership.TargetReadiness;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.MetadataFiles;
 import io.granary.common.membership.NodeRegistration;
@@ -207,7 +210,10 @@ public final class TargetNode implements AutoCloseable {
       NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, liveView(store), jobs,
           rebalancer);
       TargetMetrics.resilver(metrics, resilver, health);
-      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, net, workers,
+      // Readiness (GET /v1/health/ready), like /metrics answered before the router's signature check: probes do not sign
+      Router ready = ReadinessHandler.route(router, holder, "target",
+          new TargetReadiness(holder, () -> store.mountpathSet().available().size()));
+      server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(ready, metrics), id, net, workers,
           (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);

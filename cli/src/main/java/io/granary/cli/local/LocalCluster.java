@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.proxy.auth.Credentials;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -86,15 +89,23 @@ public final class LocalCluster implements AutoCloseable {
     return HexFormat.of().formatHex(b);
   }
 
-  /** Starts the proxy, then the targets, and returns once every target is active in the cluster map. */
+  /**
+   * Starts the proxy, then the targets, and returns once every node is ready ({@code GET /v1/health/ready}) and every
+   * target is active in the proxy's map. Refuses to start when a node's port is taken: a node that cannot bind would
+   * exit, and a cluster already listening there would answer for it. On failure the nodes started are stopped.
+   */
   public static LocalCluster start(Options opts) throws IOException, InterruptedException, TimeoutException {
     LocalCluster c = new LocalCluster(opts);
     try {
+      for (int i = 0; i <= opts.targets(); i++) {
+        c.requirePortFree(i == 0 ? "p1" : "t" + i);
+      }
       c.launch("p1", c.proxyArgs());
       c.awaitHealthy(c.endpoint());
       for (int i = 1; i <= opts.targets(); i++) {
         c.launchTarget(i, List.of());
       }
+      c.awaitReady(List.copyOf(c.processes.keySet()));
       c.awaitActiveTargets(opts.targets());
       return c;
     } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
@@ -116,7 +127,7 @@ public final class LocalCluster implements AutoCloseable {
 
   /**
    * Starts one more target ({@code tN+1} on port P+N+1, the port after the last target's) with the cluster's target
-   * arguments and {@code extraArgs}, and returns its id once it is active in the map.
+   * arguments and {@code extraArgs}, and returns its id once it is ready (active in the map).
    */
   public String addTarget(List<String> extraArgs) throws IOException, InterruptedException, TimeoutException {
     int n = targetIds().size() + 1;
@@ -124,17 +135,8 @@ public final class LocalCluster implements AutoCloseable {
       throw new IllegalStateException("no port left for another target");
     }
     launchTarget(n, extraArgs);
-    awaitActiveTargets(activeTargetsNow() + 1);
+    awaitReady(List.of("t" + n)); // ready: active in the map the primary gave it, so in the primary's too
     return "t" + n;
-  }
-
-  private int activeTargetsNow() throws IOException, InterruptedException {
-    JsonNode targets = ClusterJson.mapper().readTree(get(endpoint() + "/v1/cluster/map").body()).path("targets");
-    int active = 0;
-    for (JsonNode t : targets) {
-      active += "active".equals(t.path("state").asText()) ? 1 : 0;
-    }
-    return active;
   }
 
   private List<String> proxyArgs() {
@@ -155,7 +157,37 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   public String targetUrl(String id) {
-    return "http://" + opts.host() + ":" + (opts.port() + Integer.parseInt(id.substring(1)));
+    return "http://" + opts.host() + ":" + port(id);
+  }
+
+  /** Every node's id: {@code p1}, then the targets. */
+  public List<String> nodeIds() {
+    return List.copyOf(processes.keySet());
+  }
+
+  /** The port node {@code id} listens on: P for the proxy, P+I for target tI. */
+  public int port(String id) {
+    return id.equals("p1") ? opts.port() : opts.port() + Integer.parseInt(id.substring(1));
+  }
+
+  private String url(String id) {
+    return "http://" + opts.host() + ":" + port(id);
+  }
+
+  /** Fails with "port N (node ID) is in use" when something listens on, or holds, node {@code id}'s port. */
+  private void requirePortFree(String id) throws IOException {
+    int port = port(id);
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true); // as the nodes bind: a connection of an earlier run in TIME_WAIT is no obstacle
+      s.bind(new InetSocketAddress(opts.host(), port));
+    } catch (BindException e) {
+      throw new IllegalStateException("port " + port + " (" + role(id) + " " + id + ") is in use on " + opts.host()
+          + "; stop what holds it or choose other ports with --port");
+    }
+  }
+
+  private static String role(String id) {
+    return id.equals("p1") ? "proxy" : "target";
   }
 
   public Path dataDir() {
@@ -209,7 +241,7 @@ public final class LocalCluster implements AutoCloseable {
     pb.environment().put("GRANARY_ACCESS_KEY", opts.credentials().accessKey());
     pb.environment().put("GRANARY_SECRET_KEY", opts.credentials().secretKey());
     if (opts.logToFiles()) {
-      Path log = opts.dataDir().resolve("logs").resolve(id + ".log");
+      Path log = logFile(id);
       Files.createDirectories(log.getParent());
       pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     } else {
@@ -233,6 +265,58 @@ public final class LocalCluster implements AutoCloseable {
       Thread.sleep(100);
     }
     throw new TimeoutException("proxy at " + url + " did not become healthy within " + opts.startTimeout());
+  }
+
+  /**
+   * Waits until every node in {@code ids} answers {@code GET /v1/health/ready} with 200; fails at once, naming the node,
+   * when one exits, and after the start timeout with the reasons the last not-ready node gave.
+   */
+  public void awaitReady(List<String> ids) throws InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + opts.startTimeout().toNanos();
+    List<String> waiting = new ArrayList<>(ids);
+    Map<String, String> why = new LinkedHashMap<>();
+    while (!waiting.isEmpty()) {
+      checkAlive();
+      if (System.nanoTime() > deadline) {
+        String id = waiting.get(0);
+        throw new TimeoutException("node " + id + " (port " + port(id) + ") did not become ready within "
+            + opts.startTimeout().toSeconds() + " s: " + why.getOrDefault(id, "it did not answer") + logHint(id));
+      }
+      for (String id : List.copyOf(waiting)) {
+        try {
+          HttpResponse<String> r = get(url(id) + "/v1/health/ready");
+          if (r.statusCode() == 200) {
+            waiting.remove(id);
+          } else {
+            why.put(id, reasons(r.body()));
+          }
+        } catch (IOException e) {
+          why.put(id, "not listening yet");
+        }
+      }
+      if (!waiting.isEmpty()) {
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /** The reasons of a not-ready answer, joined; its body as is when it is not readiness JSON. */
+  private static String reasons(String body) {
+    try {
+      List<String> r = new ArrayList<>();
+      ClusterJson.mapper().readTree(body).path("reasons").forEach(n -> r.add(n.asText()));
+      return r.isEmpty() ? body : String.join("; ", r);
+    } catch (IOException e) {
+      return body;
+    }
+  }
+
+  private String logHint(String id) {
+    return opts.logToFiles() ? " (see " + logFile(id) + ")" : "";
+  }
+
+  private Path logFile(String id) {
+    return opts.dataDir().resolve("logs").resolve(id + ".log");
   }
 
   /** Waits until the cluster map lists {@code n} active targets. */
@@ -263,10 +347,26 @@ public final class LocalCluster implements AutoCloseable {
   private void checkAlive() {
     for (Map.Entry<String, Process> e : processes.entrySet()) {
       if (!e.getValue().isAlive()) {
-        throw new IllegalStateException("node " + e.getKey() + " exited with code " + e.getValue().exitValue()
-            + (opts.logToFiles() ? "; see " + opts.dataDir().resolve("logs").resolve(e.getKey() + ".log") : ""));
+        String id = e.getKey();
+        throw new IllegalStateException(role(id) + " " + id + " (port " + port(id) + ") exited with code "
+            + e.getValue().exitValue() + " before it was ready" + exitCause(id));
       }
     }
+  }
+
+  /** Why a node exited, from its log when it has one: a port taken since the check, else where to look. */
+  private String exitCause(String id) {
+    if (!opts.logToFiles()) {
+      return " (its output is above)";
+    }
+    try {
+      if (Files.readString(logFile(id)).contains("Address already in use")) {
+        return ": port " + port(id) + " is in use";
+      }
+    } catch (IOException | RuntimeException e) {
+      // no log to read: point at it anyway
+    }
+    return logHint(id);
   }
 
   private HttpResponse<String> get(String url) throws IOException, InterruptedException {

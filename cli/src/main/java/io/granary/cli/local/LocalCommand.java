@@ -2,15 +2,15 @@ package io.granary.cli.local;
 
 import io.granary.proxy.auth.Credentials;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -38,7 +38,7 @@ public final class LocalCommand implements Callable<Integer> {
   List<String> jvmOpts = new ArrayList<>();
 
   @Option(names = "--access-key", defaultValue = "${env:GRANARY_ACCESS_KEY}",
-      description = "S3 access key (default: generated and printed); with --secret-key.")
+      description = "S3 access key (default: the one kept in DATA/s3-keys, else generated; printed); with --secret-key.")
   String accessKey;
 
   @Option(names = "--secret-key", defaultValue = "${env:GRANARY_SECRET_KEY}",
@@ -64,15 +64,18 @@ public final class LocalCommand implements Callable<Integer> {
     if ((accessKey == null) != (secretKey == null)) {
       throw new IllegalArgumentException("give both --access-key and --secret-key, or neither");
     }
-    Credentials keys = accessKey == null ? Credentials.generate() : new Credentials(accessKey, secretKey);
+    LocalKeys.Resolved keys = LocalKeys.resolve(data.toAbsolutePath(),
+        accessKey == null ? null : new Credentials(accessKey, secretKey));
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, data.toAbsolutePath(), jvm,
-        d.classpath(), logToFiles, Duration.ofSeconds(90), List.of(), keys, auth, targetArgs);
+        d.classpath(), logToFiles, Duration.ofSeconds(90), List.of(), keys.credentials(), auth, targetArgs);
     CountDownLatch stopped = new CountDownLatch(1);
+    AtomicBoolean stopping = new AtomicBoolean();
     LocalCluster[] cluster = new LocalCluster[1];
     Path secretFile = opts.dataDir().resolve(SECRET_FILE);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      System.err.println("granary local: stopping...");
+      stopping.set(true);
       if (cluster[0] != null) {
+        System.err.println("granary local: stopping...");
         cluster[0].close();
       }
       try {
@@ -82,33 +85,58 @@ public final class LocalCommand implements Callable<Integer> {
       }
       stopped.countDown();
     }, "local-shutdown"));
+    // Fails (exit 1, one line naming the node, its port and the cause) unless every node is ready: see LocalCluster.
     cluster[0] = LocalCluster.start(opts);
-    writeSecret(secretFile, cluster[0].clusterSecret());
-    System.out.println();
-    System.out.println("Granary local cluster is up: 1 proxy, " + targets + " targets, data in " + opts.dataDir());
-    System.out.println("  endpoint:    " + cluster[0].endpoint() + "   (S3 at / and /s3/, native API at /v1/)");
-    System.out.println("  S3 keys:     AWS_ACCESS_KEY_ID=" + keys.accessKey() + " AWS_SECRET_ACCESS_KEY="
-        + keys.secretKey() + " AWS_REGION=us-east-1");
-    System.out.println("  native API:  " + (auth ? "requires SigV4 with the S3 keys" : "open on loopback (--auth to require keys)"));
-    System.out.println("  cluster map: curl " + cluster[0].endpoint() + "/v1/cluster/map");
-    System.out.println("  secret:      " + secretFile + "   (the cluster secret, for granary load --direct)");
-    System.out.println("  try:         aws --endpoint-url " + cluster[0].endpoint() + " s3 mb s3://demo");
-    System.out.println("               curl -X POST " + cluster[0].endpoint() + "/v1/buckets/demo2"
-        + (auth ? "   (sign it: --auth is on)" : ""));
-    System.out.println("Press Ctrl-C to stop.");
-    System.out.flush();
+    PrivateFile.write(secretFile, cluster[0].clusterSecret() + "\n");
+    printBanner(cluster[0], opts, keys);
+    CompletableFuture<?> allExited = watchNodes(cluster[0], stopping);
+    allExited.thenRun(stopped::countDown);
     stopped.await();
+    if (!stopping.get()) {
+      System.err.println("granary local: every node has exited");
+      return 1;
+    }
     return 0;
   }
 
-  /** Writes the secret readable by this user only (where the file system has POSIX permissions). */
-  private static void writeSecret(Path file, String secret) throws IOException {
-    Files.deleteIfExists(file);
-    try {
-      Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    } catch (UnsupportedOperationException e) {
-      Files.createFile(file);
+  private void printBanner(LocalCluster c, LocalCluster.Options opts, LocalKeys.Resolved keys) {
+    String endpoint = c.endpoint();
+    Credentials k = keys.credentials();
+    System.out.println();
+    System.out.println("Granary local cluster is up: 1 proxy, " + targets + " targets, data in " + opts.dataDir());
+    System.out.println("  endpoint:    " + endpoint + "   (S3 at / and /s3/, native API at /v1/)");
+    System.out.println("  S3 keys:     AWS_ACCESS_KEY_ID=" + k.accessKey() + " AWS_SECRET_ACCESS_KEY="
+        + k.secretKey() + " AWS_REGION=us-east-1");
+    System.out.println("               " + switch (keys.source()) {
+      case KEPT -> "kept from the last run in " + keys.file();
+      case GENERATED -> "new, kept in " + keys.file() + " for the next runs";
+      case GIVEN -> "as given, kept in " + keys.file() + " for the next runs";
+    });
+    System.out.println("  native API:  " + (auth ? "requires SigV4 with the S3 keys" : "open on loopback (--auth to require keys)"));
+    System.out.println("  cluster map: curl " + endpoint + "/v1/cluster/map");
+    System.out.println("  secret:      " + opts.dataDir().resolve(SECRET_FILE) + "   (the cluster secret, for granary load --direct)");
+    System.out.println("  try:         aws --endpoint-url " + endpoint + " s3 mb s3://demo");
+    System.out.println("               curl -X POST " + endpoint + "/v1/buckets/demo2"
+        + (auth ? "   (sign it: --auth is on)" : ""));
+    System.out.println("  CLI:         export GRANARY_ENDPOINT=" + endpoint + "   (other granary commands then aim here)");
+    System.out.println("Press Ctrl-C to stop.");
+    System.out.flush();
+  }
+
+  /**
+   * Says so, one line each, when a node exits while the cluster runs (a decommissioned target exits 0 on purpose),
+   * and completes once every node has exited: a launcher with no nodes has nothing left to run.
+   */
+  private static CompletableFuture<?> watchNodes(LocalCluster c, AtomicBoolean stopping) {
+    List<CompletableFuture<?>> exits = new ArrayList<>();
+    for (String id : c.nodeIds()) {
+      exits.add(c.process(id).onExit().thenAccept(p -> {
+        if (!stopping.get()) {
+          System.err.println("granary local: node " + id + " (port " + c.port(id) + ") exited with code "
+              + p.exitValue());
+        }
+      }));
     }
-    Files.writeString(file, secret + "\n", StandardCharsets.UTF_8);
+    return CompletableFuture.allOf(exits.toArray(CompletableFuture[]::new));
   }
 }

@@ -3,6 +3,8 @@ package io.granary.common.api;
 /** Paths of the native API (see docs/http-api.md). */
 public final class ApiPaths {
   public static final String HEALTH = "/v1/health";
+  /** Readiness: 200 when the node can serve clients, 503 with the reasons when not (docs/http-api.md). */
+  public static final String READY = "/v1/health/ready";
   public static final String CLUSTER_MAP = "/v1/cluster/map";
   public static final String CLUSTER_JOIN = "/v1/cluster/join";
   public static final String CLUSTER_NODES = "/v1/cluster/nodes/";

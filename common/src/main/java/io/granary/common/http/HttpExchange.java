@@ -167,6 +167,11 @@ public final class HttpExchange {
 
   /** Sends {@code body} as JSON with {@code status}. */
   public void sendJson(HttpResponseStatus status, Object body) {
+    sendJson(status, body, null);
+  }
+
+  /** Sends {@code body} as JSON with {@code status} and {@code headers} (may be null). */
+  public void sendJson(HttpResponseStatus status, Object body, io.netty.handler.codec.http.HttpHeaders headers) {
     ByteBuf buf = ctx.alloc().buffer(256);
     try (ByteBufOutputStream out = new ByteBufOutputStream(buf)) {
       JSON.writeValue((OutputStream) out, body);
@@ -176,6 +181,9 @@ public final class HttpExchange {
       return;
     }
     FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, buf);
+    if (headers != null) {
+      r.headers().set(headers);
+    }
     r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
     HttpUtil.setContentLength(r, buf.readableBytes());
     respond(r);

@@ -76,7 +76,8 @@ public final class ClusterJoiner implements AutoCloseable {
 
   private void register() {
     long holds = holder.snapshot().map(s -> s.map().version()).orElse(0L);
-    client.send("POST", primaryUrl + ApiPaths.CLUSTER_JOIN, self.holding(holds), ClusterMetadata.class)
+    long buckets = holder.snapshot().map(s -> s.buckets().version()).orElse(0L);
+    client.send("POST", primaryUrl + ApiPaths.CLUSTER_JOIN, self.holding(holds, buckets), ClusterMetadata.class)
         .whenComplete((md, err) -> {
           try {
             if (err == null) {

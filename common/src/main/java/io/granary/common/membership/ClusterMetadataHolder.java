@@ -44,6 +44,7 @@ public final class ClusterMetadataHolder {
   private final String nodeId;
   private final MetadataFiles files;
   private volatile Snapshot current;
+  private volatile boolean receivedSinceStart; // metadata of this cluster applied since the process started
   private final List<BiConsumer<Snapshot, Snapshot>> listeners = new CopyOnWriteArrayList<>();
   private final List<Waiter> waiters = new ArrayList<>(); // guarded by this
 
@@ -59,6 +60,15 @@ public final class ClusterMetadataHolder {
     this.current = saved.map(md -> new Snapshot(md, md.map().placement())).orElse(null);
     saved.ifPresent(md -> log.info("node={} loaded cluster map v{} and bucket metadata v{} of cluster {}",
         nodeId, md.map().version(), md.buckets().version(), md.map().uuid()));
+  }
+
+  /**
+   * Whether metadata of this cluster was applied since this process started (a registration answer, a push, or
+   * the primary's own bootstrap), as opposed to only the copy loaded from disk: a restarted node holds a map in
+   * which it may be listed active long before the primary has heard from it.
+   */
+  public boolean receivedSinceStart() {
+    return receivedSinceStart;
   }
 
   /** The current snapshot, or empty before this node has joined a cluster. */
@@ -121,6 +131,7 @@ public final class ClusterMetadataHolder {
       ClusterMap map = incoming.map().version() > old.map().version() ? incoming.map() : old.map();
       BucketMetadata bmd = incoming.buckets().version() > old.buckets().version() ? incoming.buckets() : old.buckets();
       if (map == old.map() && bmd == old.buckets()) {
+        receivedSinceStart = true; // nothing newer, but the primary's copy is no newer than ours either
         return false;
       }
       next = new ClusterMetadata(map, bmd);
@@ -132,6 +143,7 @@ public final class ClusterMetadataHolder {
     }
     Snapshot snap = new Snapshot(next, old != null && old.map() == next.map() ? old.placement() : next.map().placement());
     current = snap;
+    receivedSinceStart = true;
     if (old == null || old.map().version() != next.map().version()) {
       log.info("node={} cluster map v{} ({} proxies, {} targets)", nodeId, next.map().version(),
           next.map().proxies().size(), next.map().targets().size());

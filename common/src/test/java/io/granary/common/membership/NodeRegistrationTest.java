@@ -21,4 +21,14 @@ class NodeRegistrationTest {
     assertThat(json).contains("\"map_version\":7");
     assertThat(ClusterJson.mapper().readValue(json, NodeRegistration.class)).isEqualTo(r);
   }
+
+  @Test
+  void bucketsVersion_travelsAsBucketsVersion_andMayBeAbsent() throws Exception {
+    NodeRegistration r = new NodeRegistration("t1", NodeRole.TARGET, "http://127.0.0.1:1", 2).holding(7, 3);
+    String json = ClusterJson.mapper().writeValueAsString(r);
+    assertThat(json).contains("\"buckets_version\":3");
+    assertThat(ClusterJson.mapper().readValue(json, NodeRegistration.class)).isEqualTo(r);
+    assertThat(ClusterJson.mapper().readValue("{\"id\":\"t1\",\"role\":\"target\",\"url\":\"u\",\"map_version\":7}",
+        NodeRegistration.class).bucketsVersion()).isZero();
+  }
 }

@@ -37,6 +37,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * GET|POST /v1/cluster/nodes/ID/mountpaths, DELETE .../mountpaths/PATH   a target's mountpaths (relayed to it)
  * PUT    /v1/metasync                             metadata push            (non-primary proxies)
  * GET    /v1/health                               liveness
+ * GET    /v1/health/ready                         readiness, answered before this router (ReadinessHandler)
  * GET    /metrics                                 Prometheus metrics, answered before this router (MetricsHandler)
  * POST|GET /v1/jobs, GET|DELETE /v1/jobs/ID, POST /v1/jobs/ID/retry   prefetch and rebalance jobs (docs/jobs.md)
  * </pre>

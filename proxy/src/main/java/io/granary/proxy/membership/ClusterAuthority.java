@@ -113,7 +113,8 @@ public final class ClusterAuthority {
               "node id " + reg.id() + " is already a " + existing.role().wireName());
         }
         NodeState state = existing.state() == NodeState.OFFLINE ? NodeState.ACTIVE
-            : existing.state() == NodeState.JOINING && reg.mapVersion() > 0 ? NodeState.ACTIVE : existing.state();
+            : existing.state() == NodeState.JOINING && holdsCurrentMetadata(reg, md) ? NodeState.ACTIVE
+            : existing.state();
         next = new Node(reg.id(), reg.role(), reg.url(), state, reg.weight() > 0 ? reg.weight() : existing.weight());
       }
     } catch (IllegalArgumentException e) {
@@ -134,6 +135,15 @@ public final class ClusterAuthority {
           reg.url());
     }
     return publish(new ClusterMetadata(map.withNode(next), md.buckets()));
+  }
+
+  /**
+   * Whether a joining target may be placed: it holds a map, and bucket metadata at least as new as ours when it
+   * says which it holds. A bucket created while it joins (metasync is still carrying it there) keeps it joining
+   * until it has it, so no client is routed to a target that would answer BucketNotFound.
+   */
+  private static boolean holdsCurrentMetadata(NodeRegistration reg, ClusterMetadata md) {
+    return reg.mapVersion() > 0 && (reg.bucketsVersion() == 0 || reg.bucketsVersion() >= md.buckets().version());
   }
 
   /**

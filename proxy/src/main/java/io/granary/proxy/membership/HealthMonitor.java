@@ -31,6 +31,7 @@ public final class HealthMonitor implements AutoCloseable {
   private final Clock clock;
   private final Map<String, Long> lastHeard = new ConcurrentHashMap<>();
   private final Map<String, NodeState> lastState = new ConcurrentHashMap<>();
+  private final java.util.Set<String> answered = ConcurrentHashMap.newKeySet(); // since this proxy started
   private ScheduledFuture<?> task;
 
   /**
@@ -50,6 +51,11 @@ public final class HealthMonitor implements AutoCloseable {
   }
 
   public void start() {
+    // A target that has just become active is asked at once, not at the next round: readiness waits on its answer.
+    holder.onChange((old, now) -> now.map().targets().values().stream()
+        .filter(n -> n.state() == NodeState.ACTIVE && !answered.contains(n.id()))
+        .forEach(n -> client.get(n.url() + ApiPaths.HEALTH, Map.class)
+            .thenRun(() -> answered.add(n.id()))));
     task = scheduler.scheduleWithFixedDelay(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -80,6 +86,7 @@ public final class HealthMonitor implements AutoCloseable {
     client.get(n.url() + ApiPaths.HEALTH, Map.class).whenComplete((ok, err) -> {
       if (err == null) {
         lastHeard.put(n.id(), clock.millis());
+        answered.add(n.id());
         if (n.state() == NodeState.OFFLINE) {
           blocking.execute(() -> authority.healthChanged(n.id(), true));
         }
@@ -88,6 +95,11 @@ public final class HealthMonitor implements AutoCloseable {
         blocking.execute(() -> authority.healthChanged(n.id(), false));
       }
     });
+  }
+
+  /** Whether node {@code id} has answered a health check since this proxy started. */
+  public boolean answeredSinceStart(String id) {
+    return answered.contains(id);
   }
 
   @Override

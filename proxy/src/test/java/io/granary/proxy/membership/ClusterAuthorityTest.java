@@ -191,6 +191,24 @@ class ClusterAuthorityTest {
   }
 
   @Test
+  void join_targetHoldingOlderBucketMetadata_staysJoining_untilItHoldsTheCurrent() {
+    authority.bootstrap(SELF);
+    NodeRegistration reg = target("t1");
+    ClusterMetadata joining = authority.join(reg);
+    // A bucket created while t1 joins: metasync is still carrying the new bucket metadata to it.
+    ClusterMetadata withBucket = authority.createBucket(Bucket.local("late"), ChecksumType.XXHASH64);
+
+    ClusterMetadata stale = authority.join(reg.holding(joining.map().version(), joining.buckets().version()));
+
+    assertThat(state(stale, "t1")).as("not placed before it knows bucket late").isEqualTo(NodeState.JOINING);
+    assertThat(stale.map().placement().size()).isZero();
+
+    ClusterMetadata current = authority.join(reg.holding(stale.map().version(), withBucket.buckets().version()));
+
+    assertThat(state(current, "t1")).isEqualTo(NodeState.ACTIVE);
+  }
+
+  @Test
   void join_targetWithAMapAlready_isActiveAtOnce() {
     authority.bootstrap(SELF);
     // A member that kept its metadata while the primary lost its own registers holding a map.
