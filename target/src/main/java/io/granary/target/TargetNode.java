@@ -2,6 +2,7 @@ package io.granary.target;
 
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.auth.ClusterRequests;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
@@ -208,7 +209,8 @@ public final class TargetNode implements AutoCloseable {
           rebalancer);
       TargetMetrics.resilver(metrics, resilver, health);
       server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(router, metrics), id, net, workers,
-          (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
+          cfg.http(), false, metrics.requests(), ClusterRequests.signedBy(signer));
+      metrics.httpEdge(server);
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       resilver.close();
