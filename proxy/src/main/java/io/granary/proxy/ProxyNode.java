@@ -149,7 +149,8 @@ public final class ProxyNode implements AutoCloseable {
       joiner.start();
       membership = joiner;
     }
-    log.info("node={} {} proxy serving {} (transport {})", id, primary ? "primary" : "non-primary", url, transport);
+    log.info("node={} {} proxy serving {} (transport {}, limits {})", id, primary ? "primary" : "non-primary", url,
+        transport, cfg.http().describe());
     return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream, remotes, remotePool);
   }
 

@@ -235,8 +235,8 @@ public final class TargetNode implements AutoCloseable {
     mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
     scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
         1, 60, TimeUnit.MINUTES);
-    log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
-        cfg.host() + ":" + server.port(), cfg.mountpaths(), net);
+    log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
+        cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
         jobs, rebalancer, resilver, health, urgent);
   }

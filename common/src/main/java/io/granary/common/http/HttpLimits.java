@@ -57,6 +57,16 @@ public record HttpLimits(Duration headTimeout, Duration bodyTimeout, Duration id
     return (int) Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, maxFileDescriptors / 2));
   }
 
+  /** The settings as a node logs them at start-up: {@code head=30s body=60s idle=300s max-connections=4096+256}. */
+  public String describe() {
+    return "head=" + seconds(headTimeout) + " body=" + seconds(bodyTimeout) + " idle=" + seconds(idleTimeout)
+        + " max-connections=" + maxConnections + "+" + reserve();
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+
   private static void positive(String flag, Duration d) {
     Objects.requireNonNull(d, flag);
     if (d.isNegative() || d.isZero()) {
