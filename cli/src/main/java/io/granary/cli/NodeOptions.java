@@ -1,6 +1,10 @@
 package io.granary.cli;
 
+import com.sun.management.UnixOperatingSystemMXBean;
+import io.granary.common.http.HttpLimits;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +36,40 @@ final class NodeOptions {
           "each other with it and targets refuse unsigned ones. Env GRANARY_CLUSTER_SECRET works too; without",
           "either the cluster runs without intra-cluster authentication."})
   Path clusterSecretFile;
+
+  @Option(names = "--head-timeout", defaultValue = "30s", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "A request head (request line and headers) must arrive whole within this time of its first byte "
+          + "(of the accept, for a new connection), else 408 and close (default: ${DEFAULT-VALUE}).")
+  Duration headTimeout;
+
+  @Option(names = "--body-timeout", defaultValue = "60s", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = {"A request body that brings no bytes for this long is aborted (408, close; an upload leaves "
+          + "nothing and gives back its space) (default: ${DEFAULT-VALUE}).",
+          "A slow trickle counts as progress; --max-connections bounds how many such uploads a node holds."})
+  Duration bodyTimeout;
+
+  @Option(names = "--idle-timeout", defaultValue = "5m", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "Close a connection with no bytes either way for this long: a kept-alive connection between "
+          + "requests, or an answer the client stopped reading (default: ${DEFAULT-VALUE}).")
+  Duration idleTimeout;
+
+  @Option(names = "--max-connections", paramLabel = "N",
+      description = {"Connections served at once (default: 4096, or half the open-file limit when lower).",
+          "Beyond it a reserve (N/16, at least 32) serves only requests signed by another node of the cluster and "
+              + "answers others 503 with Retry-After; beyond the reserve connections are closed at accept."})
+  Integer maxConnections;
+
+  /** The HTTP listener's limits from the flags; throws IllegalArgumentException for impossible values. */
+  HttpLimits httpLimits() {
+    int max = maxConnections != null ? maxConnections : HttpLimits.defaultMaxConnections(maxFileDescriptors());
+    return new HttpLimits(headTimeout, bodyTimeout, idleTimeout, max);
+  }
+
+  /** This process's open-file limit, or -1 where the JVM cannot tell. */
+  private static long maxFileDescriptors() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix
+        ? unix.getMaxFileDescriptorCount() : -1;
+  }
 
   /** The cluster secret from --cluster-secret-file or GRANARY_CLUSTER_SECRET, or null. */
   String clusterSecret() throws IOException {

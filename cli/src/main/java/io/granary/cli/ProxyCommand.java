@@ -88,7 +88,7 @@ public final class ProxyCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ProxyConfig cfg = new ProxyConfig(node.id, node.host, port, node.publicUrl(port), data, primary, node.ioThreads(),
-        healthInterval, offlineAfter, Duration.ofMinutes(5), node.clusterSecret(), credentials(), anonymous, nativeAuth,
+        healthInterval, offlineAfter, node.httpLimits(), node.clusterSecret(), credentials(), anonymous, nativeAuth,
         s3Redirect);
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(ProxyNode.start(cfg, fatal), node.parentPid, fatal);

@@ -134,7 +134,7 @@ public final class TargetCommand implements Callable<Integer> {
     }
     TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, w,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
-        Duration.ofMinutes(5), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
+        node.httpLimits(), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
         new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth)));
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal);

@@ -1,5 +1,6 @@
 package io.granary.proxy;
 
+import io.granary.common.http.HttpLimits;
 import io.granary.proxy.auth.CredentialStore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +18,7 @@ import java.util.Objects;
  * @param ioThreads event loops serving HTTP
  * @param healthInterval how often the primary checks each node
  * @param offlineAfter how long a node may be silent before the primary marks it offline
- * @param idleTimeout close connections with no traffic for this long
+ * @param http the HTTP listener's timeouts and connection cap
  * @param clusterSecret the cluster secret for signing requests to targets and checking joins and pushes; null
  *     runs without intra-cluster authentication
  * @param credentials S3 access keys clients sign requests with (SigV4)
@@ -26,12 +27,13 @@ import java.util.Objects;
  * @param s3Redirect answer S3 object GET/HEAD with a 307 to a signed target URL instead of streaming through
  */
 public record ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
-    int ioThreads, Duration healthInterval, Duration offlineAfter, Duration idleTimeout, String clusterSecret,
+    int ioThreads, Duration healthInterval, Duration offlineAfter, HttpLimits http, String clusterSecret,
     CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect) {
   public ProxyConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(credentials, "credentials");
+    Objects.requireNonNull(http, "http");
     if (credentials.size() == 0 && !anonymous) {
       throw new IllegalArgumentException("no access keys: give --access-key/--secret-key or --credentials-file, "
           + "or allow unsigned requests with --anonymous");

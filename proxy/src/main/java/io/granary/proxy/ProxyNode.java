@@ -3,6 +3,7 @@ package io.granary.proxy;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.NodeState;
+import io.granary.common.auth.ClusterRequests;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.backend.RemoteBuckets;
 import io.granary.common.control.ControlClient;
@@ -131,7 +132,8 @@ public final class ProxyNode implements AutoCloseable {
       NodeMetrics metrics = new NodeMetrics(id);
       metrics.clusterMap(holder);
       server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(ready, metrics), id, transport, workers,
-          (int) cfg.idleTimeout().toSeconds(), true, metrics.requests());
+          cfg.http(), true, metrics.requests(), ClusterRequests.signedBy(signer));
+      metrics.httpEdge(server);
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       control.close();
@@ -157,7 +159,8 @@ public final class ProxyNode implements AutoCloseable {
       joiner.start();
       membership = joiner;
     }
-    log.info("node={} {} proxy serving {} (transport {})", id, primary ? "primary" : "non-primary", url, transport);
+    log.info("node={} {} proxy serving {} (transport {}, limits {})", id, primary ? "primary" : "non-primary", url,
+        transport, cfg.http().describe());
     return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream, remotes, remotePool);
   }
 

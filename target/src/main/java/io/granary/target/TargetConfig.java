@@ -1,5 +1,6 @@
 package io.granary.target;
 
+import io.granary.common.http.HttpLimits;
 import io.granary.target.rebalance.RebalanceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import java.util.Objects;
  * @param reserveBytes free space each mountpath keeps; PUTs that would eat into it get 507
  * @param ioThreads event loops serving HTTP
  * @param diskThreads threads for blocking disk work (fsync, RocksDB writes, scans)
- * @param idleTimeout close connections with no traffic for this long
+ * @param http the HTTP listener's timeouts and connection cap
  * @param rejoinCheck how often to check this target is still in the cluster map
  * @param multipartTtl multipart uploads older than this are aborted (abandoned uploads must not hold disk forever)
  * @param clusterSecret the cluster secret; when set, the target serves only requests signed with it (proxies
@@ -28,14 +29,14 @@ import java.util.Objects;
  * @param rebalance how this target moves objects to others
  */
 public record TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths,
-    String primaryUrl, double weight, long reserveBytes, int ioThreads, int diskThreads, Duration idleTimeout,
+    String primaryUrl, double weight, long reserveBytes, int ioThreads, int diskThreads, HttpLimits http,
     Duration rejoinCheck, Duration multipartTtl, String clusterSecret, CacheConfig cache, RebalanceConfig rebalance) {
 
   /** A target with the default rebalance settings. */
   public TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths, String primaryUrl,
-      double weight, long reserveBytes, int ioThreads, int diskThreads, Duration idleTimeout, Duration rejoinCheck,
+      double weight, long reserveBytes, int ioThreads, int diskThreads, HttpLimits http, Duration rejoinCheck,
       Duration multipartTtl, String clusterSecret, CacheConfig cache) {
-    this(id, host, port, publicUrl, mountpaths, primaryUrl, weight, reserveBytes, ioThreads, diskThreads, idleTimeout,
+    this(id, host, port, publicUrl, mountpaths, primaryUrl, weight, reserveBytes, ioThreads, diskThreads, http,
         rejoinCheck, multipartTtl, clusterSecret, cache, null);
   }
 
@@ -43,6 +44,7 @@ public record TargetConfig(String id, String host, int port, String publicUrl, L
     rebalance = rebalance == null ? RebalanceConfig.DEFAULTS : rebalance;
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(primaryUrl, "primaryUrl");
+    Objects.requireNonNull(http, "http");
     mountpaths = List.copyOf(mountpaths);
     cache = cache == null ? CacheConfig.DEFAULTS : cache;
     if (!(weight > 0) || Double.isInfinite(weight)) {

@@ -2,6 +2,7 @@ package io.granary.target;
 
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.auth.ClusterRequests;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
@@ -214,7 +215,8 @@ public final class TargetNode implements AutoCloseable {
       Router ready = ReadinessHandler.route(router, holder, "target",
           new TargetReadiness(holder, () -> store.mountpathSet().available().size()));
       server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(ready, metrics), id, net, workers,
-          (int) cfg.idleTimeout().toSeconds(), false, metrics.requests());
+          cfg.http(), false, metrics.requests(), ClusterRequests.signedBy(signer));
+      metrics.httpEdge(server);
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       resilver.close();
@@ -239,8 +241,8 @@ public final class TargetNode implements AutoCloseable {
     mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
     scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
         1, 60, TimeUnit.MINUTES);
-    log.info("node={} target serving {} on {} with mountpaths {} (transport {})", id, url,
-        cfg.host() + ":" + server.port(), cfg.mountpaths(), net);
+    log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
+        cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
         jobs, rebalancer, resilver, health, urgent);
   }

@@ -94,6 +94,14 @@ public final class ClusterSigner {
     return expires >= now && equal(given, mac(method, signed, expires));
   }
 
+  /**
+   * Whether a request carries a valid signature in its headers: sent by a node of the cluster itself, not by a
+   * client holding a signed redirect URL.
+   */
+  public boolean verifyHeaders(String method, String uri, HttpHeaders headers) {
+    return headers.contains(SIGNATURE_HEADER) && headers.contains(TIME_HEADER) && verify(method, uri, headers);
+  }
+
   /** The request target with the URL-signature parameters removed (what handlers should parse). */
   public static String stripUrlSignature(String uri) {
     int e = uri.indexOf(EXPIRES_PARAM + "=");

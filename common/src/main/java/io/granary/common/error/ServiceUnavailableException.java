@@ -11,6 +11,8 @@ public final class ServiceUnavailableException extends ApiException {
   public static final String NO_TARGETS = "NoTargets";
   public static final String PRIMARY_UNREACHABLE = "PrimaryUnreachable";
   public static final String BUSY = "Busy";
+  /** The node holds as many client connections as it may (--max-connections). */
+  public static final String TOO_MANY_CONNECTIONS = "TooManyConnections";
   /** A disk of the target failed under the request, or the target has no disk to place an object on. */
   public static final String MOUNTPATH_UNAVAILABLE = "MountpathUnavailable";
 

@@ -4,6 +4,7 @@ import io.granary.common.error.ApiException;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.IncompleteBodyException;
 import io.granary.common.error.RequestTimeoutException;
+import io.granary.common.error.ServiceUnavailableException;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -11,17 +12,21 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * request until then; it tells a handler when its body is truncated, times out or the connection drops; and when
  * a handler answers before the body has arrived it closes gracefully (lingering close: stop writing, drain and
  * drop input for a moment, then close) so the client reads the answer instead of a reset.
+ *
+ * <p>It enforces the edge limits ({@link HttpLimits}) that need to know where a request stands: a head that
+ * {@link HeadTimeout} reports as expired and a body that brought nothing for the body timeout (the idle handler's
+ * reader-idle event) are answered 408 and closed, the handler aborted so that it gives back what it holds; and on a
+ * connection admitted on the cap's reserve ({@link ConnectionCap}) a request without a valid cluster signature is
+ * answered 503 and closed.
  */
 public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpDispatcher.class);
@@ -52,15 +63,36 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private boolean draining;
   private boolean inputShutdown;
 
+  private final HeadTimeout headTimeout;            // null when heads have no deadline
+  private final Predicate<HttpRequest> onReserve;   // non-null on a reserve connection: the requests it serves
+  private final EdgeCounters counters;
+
+  /** Stands for a request whose head never arrived whole, to answer it 408 (not reported to the listener). */
+  private static final HttpRequest PARTIAL_HEAD = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
+
   public HttpDispatcher(Router router, String nodeId) {
     this(router, nodeId, ExchangeListener.NONE);
   }
 
   /** @param listener told of every answered request (metrics) */
   public HttpDispatcher(Router router, String nodeId, ExchangeListener listener) {
+    this(router, nodeId, listener, null, null, new EdgeCounters());
+  }
+
+  /**
+   * @param headTimeout the connection's head deadline, told when heads arrive; null for none
+   * @param onReserve for a connection admitted on the cap's reserve, which requests it serves (the others get 503
+   *     and the connection closes); null for a connection within the cap
+   * @param counters where timeouts and refusals are counted
+   */
+  HttpDispatcher(Router router, String nodeId, ExchangeListener listener, HeadTimeout headTimeout,
+      Predicate<HttpRequest> onReserve, EdgeCounters counters) {
     this.router = router;
     this.nodeId = nodeId;
     this.listener = listener;
+    this.headTimeout = headTimeout;
+    this.onReserve = onReserve;
+    this.counters = counters;
   }
 
   @Override
@@ -93,6 +125,9 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private void start(ChannelHandlerContext ctx, HttpRequest req) {
     handler = null;
     handlerDone = false;
+    if (headTimeout != null) {
+      headTimeout.headArrived();
+    }
     if (req.decoderResult().isFailure()) {
       current = new HttpExchange(ctx, req, this, nodeId, null);
       Throwable cause = req.decoderResult().cause();
@@ -100,6 +135,10 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       current.lingerAfterResponse(); // unread input would turn our close into a reset that destroys the answer
       log.debug("node={} {}: refused request: {}", nodeId, ctx.channel().remoteAddress(), cause.toString());
       current.sendError(framingError(cause));
+      return;
+    }
+    if (onReserve != null && !onReserve.test(req)) {
+      refuseOverCap(ctx, req);
       return;
     }
     RequestPath path;
@@ -125,6 +164,19 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       ex.markContinueSent();
       ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
+  }
+
+  /**
+   * A client request on a connection beyond the cap: 503 with Retry-After, then close. The body, if any, is read
+   * and dropped (lingering close), so the client reads the answer instead of a reset.
+   */
+  private void refuseOverCap(ChannelHandlerContext ctx, HttpRequest req) {
+    current = new HttpExchange(ctx, req, this, nodeId, null);
+    current.lingerAfterResponse();
+    counters.onRefusedAnswered();
+    log.debug("node={} {}: refused over the connection cap", nodeId, ctx.channel().remoteAddress());
+    current.sendError(new ServiceUnavailableException(ServiceUnavailableException.TOO_MANY_CONNECTIONS,
+        "this node holds as many connections as it may (--max-connections); retry later", 1));
   }
 
   /** The answer to a request the decoder or {@link RequestFraming} refused; the connection closes after it. */
@@ -165,13 +217,8 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   /** Called by the exchange on the event loop when its answer has been written (or failed to). */
   void responseDone(HttpExchange ex, boolean success) {
-    try {
-      listener.completed(ex.method(), ex.status(), ex.elapsedNanos(), ex.bodyBytes(), ex.responseBytes());
-      if (ex.errorCode() != null) {
-        listener.error(ex.errorCode());
-      }
-    } catch (RuntimeException e) {
-      log.debug("node={} request listener failed: {}", nodeId, e.toString());
+    if (ex.request() != PARTIAL_HEAD) { // not a request: counted in EdgeCounters
+      report(ex);
     }
     if (ex != current) {
       return;
@@ -190,6 +237,17 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     }
   }
 
+  private void report(HttpExchange ex) {
+    try {
+      listener.completed(ex.method(), ex.status(), ex.elapsedNanos(), ex.bodyBytes(), ex.responseBytes());
+      if (ex.errorCode() != null) {
+        listener.error(ex.errorCode());
+      }
+    } catch (RuntimeException e) {
+      log.debug("node={} request listener failed: {}", nodeId, e.toString());
+    }
+  }
+
   private ChannelHandlerContext ctxOf(HttpExchange ex) {
     return ex.channel().pipeline().context(this);
   }
@@ -198,6 +256,9 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private void next(ChannelHandlerContext ctx) {
     current = null;
     handler = null;
+    if (headTimeout != null) {
+      headTimeout.awaitNext();
+    }
     while (!held.isEmpty() && (current == null || !current.requestComplete())) {
       process(ctx, held.poll());
     }
@@ -247,6 +308,10 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         current.closeAfterResponse(); // the client has stopped sending: this answer is the connection's last
         fail(current, new IncompleteBodyException(current.bodyBytes(), current.declaredLength()));
       }
+    } else if (evt == HeadTimeout.EXPIRED) {
+      headExpired(ctx);
+    } else if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
+      bodyStalled();
     } else if (evt instanceof IdleStateEvent) {
       if (current != null && !current.requestComplete()) {
         current.closeAfterResponse();
@@ -258,6 +323,33 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     } else {
       super.userEventTriggered(ctx, evt);
     }
+  }
+
+  /** Part of a head arrived, the rest did not in time: 408, then close. */
+  private void headExpired(ChannelHandlerContext ctx) {
+    if (current != null || draining) {
+      return; // a head arrived meanwhile, or the connection is closing anyway
+    }
+    log.debug("node={} {}: request head not complete in time", nodeId, ctx.channel().remoteAddress());
+    current = new HttpExchange(ctx, PARTIAL_HEAD, this, nodeId, null);
+    current.markRequestComplete();
+    current.lingerAfterResponse(); // the client may still be sending: a close with unread input would be a reset
+    current.sendError(new RequestTimeoutException("the request head was not complete in time; nothing was done"));
+  }
+
+  /**
+   * No body bytes for the body timeout (the idle handler's reader idle). It counts while the handler holds reading
+   * back too: a next hop that takes no bytes for that long (a proxy's relay to a stuck target) stalls the upload
+   * as surely as a silent client, and the upload is aborted the same way.
+   */
+  private void bodyStalled() {
+    if (current == null || current.requestComplete() || current.responseStarted() || draining) {
+      return; // no body awaited, or already answered: the idle timeout and the lingering close govern
+    }
+    counters.onBodyTimeout();
+    current.closeAfterResponse();
+    fail(current, new RequestTimeoutException("no request body bytes for too long after " + current.bodyBytes()
+        + " bytes; nothing was stored"));
   }
 
   @Override

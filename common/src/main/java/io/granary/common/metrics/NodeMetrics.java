@@ -1,6 +1,8 @@
 package io.granary.common.metrics;
 
 import io.granary.clustermap.ClusterMap;
+import io.granary.common.http.EdgeCounters;
+import io.granary.common.http.HttpServer;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -96,6 +98,30 @@ public final class NodeMetrics {
     gauge("cluster_rebalance_settled", "1 when every object is known to be on its owner (no rebalance yet, or the "
         + "latest finished); 0 while one runs or after an abort, when owners ask their peers before a 404",
         () -> map(holder, m -> m.settled() ? 1 : 0));
+  }
+
+  /**
+   * The HTTP listener's own protection (docs/http-api.md, "Timeouts and the connection cap"):
+   * {@code granary_http_connections_open}, {@code granary_http_connections_refused_total{how}} and
+   * {@code granary_http_request_timeouts_total{phase}}. Counted, not logged per connection: an attack would make
+   * each refusal a log line.
+   */
+  public void httpEdge(HttpServer server) {
+    EdgeCounters c = server.edgeCounters();
+    gauge("http_connections_open", "Client connections open on the HTTP listener, the cap's reserve included",
+        server::openConnections);
+    counter("http_connections_refused", "Connections refused at the connection cap: closed at accept (the reserve "
+        + "was full too), or answered 503 (a request on the reserve not signed by a node of the cluster)",
+        new String[] {"how"}, cb -> {
+          cb.call(c.refusedClosed(), "closed");
+          cb.call(c.refusedAnswered(), "answered");
+        });
+    counter("http_request_timeouts", "Requests cut off because their head was not complete within the head "
+        + "timeout (phase=head) or their body brought no bytes for the body timeout (phase=body)",
+        new String[] {"phase"}, cb -> {
+          cb.call(c.headTimeouts(), "head");
+          cb.call(c.bodyTimeouts(), "body");
+        });
   }
 
   private static double map(ClusterMetadataHolder holder, ToDoubleFunction<ClusterMap> fact) {

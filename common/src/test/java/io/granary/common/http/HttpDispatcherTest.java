@@ -424,7 +424,7 @@ class HttpDispatcherTest {
     }
   }
 
-  private static List<Resp> parse(String s) {
+  static List<Resp> parse(String s) {
     List<Resp> out = new ArrayList<>();
     int pos = 0;
     while (pos < s.length()) {

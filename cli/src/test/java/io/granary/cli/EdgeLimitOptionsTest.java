@@ -1,0 +1,59 @@
+package io.granary.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.granary.common.http.HttpLimits;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** The HTTP edge options of {@code granary proxy} and {@code granary target}: defaults, and refusals at start-up. */
+class EdgeLimitOptionsTest {
+
+  private static NodeOptions options(String... args) {
+    CommandLine.ParseResult r = GranaryCommand.commandLine().parseArgs(args);
+    return ((ProxyCommand) r.subcommand().commandSpec().userObject()).node;
+  }
+
+  @Test
+  void proxy_defaults_areTheDocumentedOnes() {
+    HttpLimits l = options("proxy", "--data", "/tmp/x").httpLimits();
+    assertThat(l.headTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(l.bodyTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(l.idleTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(l.maxConnections()).isBetween(1, HttpLimits.DEFAULT_MAX_CONNECTIONS);
+  }
+
+  @Test
+  void proxy_givenValues_areTaken() {
+    HttpLimits l = options("proxy", "--data", "/tmp/x", "--head-timeout", "2s", "--body-timeout", "500ms",
+        "--idle-timeout", "1m", "--max-connections", "10000").httpLimits();
+    assertThat(l).isEqualTo(new HttpLimits(Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMinutes(1),
+        10000));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"--head-timeout, 0s", "--body-timeout, -5s", "--idle-timeout, 0ms", "--max-connections, 0",
+      "--max-connections, -1"})
+  void impossibleValue_refusesToStart_withOneLineNamingTheOption(String option, String value) throws Exception {
+    Path data = Files.createTempDirectory("edge-options");
+    for (String[] cmd : new String[][] {
+        {"proxy", "--data", data.toString(), "--anonymous", "--host", "127.0.0.1", "--port", "0", option, value},
+        {"target", "--mountpath", data.resolve("mp").toString(), "--primary", "http://127.0.0.1:1", "--host",
+            "127.0.0.1", "--port", "0", option, value}}) {
+      StringWriter err = new StringWriter();
+      CommandLine cl = GranaryCommand.commandLine();
+      cl.setErr(new PrintWriter(err));
+      int exit = cl.execute(cmd);
+      assertThat(exit).as(err.toString()).isEqualTo(1);
+      assertThat(err.toString()).startsWith("granary " + cmd[0] + ": " + option + " must be")
+          .hasLineCount(1);
+    }
+  }
+}

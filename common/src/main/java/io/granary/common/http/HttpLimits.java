@@ -1,0 +1,79 @@
+package io.granary.common.http;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long a node's HTTP listener waits for a client, and how many connections it holds (docs/http-api.md,
+ * "Timeouts and the connection cap"). The same settings apply to every listener of a node, native and S3 API.
+ *
+ * @param headTimeout a request head must be complete this long after its first byte (for a new connection: after
+ *     the accept), else 408 and close; bounds slowloris
+ * @param bodyTimeout a request body that brings no bytes for this long is aborted (408, close): a stalled upload
+ *     gives back its work file and space reservation. A trickle of bytes counts as progress.
+ * @param idleTimeout a connection with no bytes either way for this long is closed: a kept-alive connection between
+ *     requests, or an answer the client stopped reading
+ * @param maxConnections connections served at once; beyond it a {@linkplain #reserve() reserve} admits only
+ *     requests signed by another node of the cluster, and beyond the reserve a connection is closed at accept
+ */
+public record HttpLimits(Duration headTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections) {
+  public static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(5);
+  /** The connection cap when the open-file limit allows it (see {@link #defaultMaxConnections}). */
+  public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
+  public static final HttpLimits DEFAULTS = new HttpLimits(DEFAULT_HEAD_TIMEOUT, DEFAULT_BODY_TIMEOUT,
+      DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS);
+
+  public HttpLimits {
+    positive("--head-timeout", headTimeout);
+    positive("--body-timeout", bodyTimeout);
+    positive("--idle-timeout", idleTimeout);
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("--max-connections must be at least 1, got " + maxConnections);
+    }
+  }
+
+  /**
+   * Connections beyond {@link #maxConnections} that are still accepted so that the cluster's own traffic (a proxy
+   * relaying to a target, health checks, joins, rebalance) is never starved by clients: a sixteenth of the cap, at
+   * least 32. Each is served only while its requests carry a valid cluster signature.
+   */
+  public int reserve() {
+    return Math.max(32, maxConnections / 16);
+  }
+
+  /**
+   * The default cap for a process that may open {@code maxFileDescriptors} files: {@value #DEFAULT_MAX_CONNECTIONS},
+   * or half the limit when that is lower (objects, RocksDB and connections to other nodes need the other half).
+   *
+   * @param maxFileDescriptors the process's open-file limit, or a value &lt;= 0 when unknown
+   */
+  public static int defaultMaxConnections(long maxFileDescriptors) {
+    if (maxFileDescriptors <= 0) {
+      return DEFAULT_MAX_CONNECTIONS;
+    }
+    return (int) Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, maxFileDescriptors / 2));
+  }
+
+  /** The settings as a node logs them at start-up: {@code head=30s body=60s idle=300s max-connections=4096+256}. */
+  public String describe() {
+    return "head=" + seconds(headTimeout) + " body=" + seconds(bodyTimeout) + " idle=" + seconds(idleTimeout)
+        + " max-connections=" + maxConnections + "+" + reserve();
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+
+  private static void positive(String flag, Duration d) {
+    Objects.requireNonNull(d, flag);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(flag + " must be positive, got " + d.toMillis() + "ms");
+    }
+    if (d.toMillis() == 0) {
+      throw new IllegalArgumentException(flag + " must be at least 1ms, got " + d);
+    }
+  }
+}
