@@ -34,6 +34,13 @@ public interface ObjectApi {
   default void decorateRead(HttpExchange ex, HttpHeaders response, ObjectMeta meta) {
   }
 
+  /**
+   * Refuses (throws) a read the caller may not make of this object; the default lets every read through. Called
+   * with the object's record before any answer about it.
+   */
+  default void authorizeRead(HttpExchange ex, ObjectMeta meta) {
+  }
+
   /** Whether deleting a missing object is an error (native: 404) or a success (S3: 204). */
   boolean missingDeleteIsError();
 

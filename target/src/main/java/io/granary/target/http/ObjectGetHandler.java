@@ -46,6 +46,7 @@ public final class ObjectGetHandler implements RequestHandler {
       if (meta == null) {
         throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
       }
+      api.authorizeRead(ex, meta);
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
       api.describe(head.headers(), meta);
       if (!notModified(ex, meta, head.headers())) {
@@ -59,6 +60,7 @@ public final class ObjectGetHandler implements RequestHandler {
       throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
     }
     try {
+      api.authorizeRead(ex, obj.meta());
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
       api.describe(head.headers(), obj.meta());
       if (notModified(ex, obj.meta(), head.headers())) {

@@ -1,6 +1,7 @@
 package io.granary.target.s3;
 
 import io.granary.common.api.GranaryHeaders;
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.InvalidNameException;
@@ -154,15 +155,19 @@ final class CopyObjectHandler implements RequestHandler, UpstreamListener {
     return new String[] {s.substring(0, slash), key};
   }
 
-  /** The copy's attributes: the source's (COPY), or those of the request (REPLACE). */
+  /**
+   * The copy's attributes: the source's (COPY), or those of the request (REPLACE). Its ACL is the request's
+   * {@code x-amz-acl} (private without one) either way: S3 never copies a source's ACL.
+   */
   private PutOptions options(long size, String contentType, Map<String, String> userMeta,
       Map<String, String> headers) {
+    CannedAcl acl = S3ObjectApi.acl(ex);
     if (replace) {
       HttpHeaders h = ex.request().headers();
       return new PutOptions(size, List.of(), true, h.get(HttpHeaderNames.CONTENT_TYPE), S3ObjectApi.userMeta(h),
-          S3ObjectApi.storedHeaders(h), condition);
+          S3ObjectApi.storedHeaders(h), condition, acl);
     }
-    return new PutOptions(size, List.of(), true, contentType, userMeta, headers, condition);
+    return new PutOptions(size, List.of(), true, contentType, userMeta, headers, condition, acl);
   }
 
   /** Conditions on the source, written as the copy-source headers S3 uses. */

@@ -20,7 +20,7 @@ import java.util.Map;
  * PUT  + x-amz-copy-source   CopyObject                   DELETE                    DeleteObject
  * POST ?uploads              CreateMultipartUpload        PUT  ?partNumber&amp;uploadId  UploadPart
  * POST ?uploadId             CompleteMultipartUpload      DELETE ?uploadId          AbortMultipartUpload
- * GET  ?uploadId             ListParts
+ * GET  ?uploadId             ListParts                    GET|PUT ?acl              Get/PutObjectAcl
  * </pre>
  */
 public final class S3TargetRoutes {
@@ -53,6 +53,10 @@ public final class S3TargetRoutes {
   public RequestHandler route(HttpExchange ex) {
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
+    if (q.containsKey("acl")) {
+      return m.equals(HttpMethod.GET) || m.equals(HttpMethod.PUT)
+          ? AfterBody.of(ex, new ObjectAclHandler(api, store, disk)) : null;
+    }
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {
         return AfterBody.of(ex, new CreateUploadHandler(api, multipart, disk));
