@@ -1,6 +1,7 @@
 package io.granary.target.http;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.http.ByteRange;
 import io.granary.common.http.ErrorRenderer;
 import io.granary.common.http.HttpExchange;
@@ -39,6 +40,11 @@ public interface ObjectApi {
    * with the object's record before any answer about it.
    */
   default void authorizeRead(HttpExchange ex, ObjectMeta meta) {
+  }
+
+  /** What a read of a missing object answers: 404, unless the API hides from this caller whether it exists. */
+  default RuntimeException notFound(HttpExchange ex, ObjectRequest req) {
+    return new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
   }
 
   /** Whether deleting a missing object is an error (native: 404) or a success (S3: 204). */

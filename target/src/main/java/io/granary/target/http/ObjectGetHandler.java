@@ -1,6 +1,5 @@
 package io.granary.target.http;
 
-import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.http.ByteRange;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
@@ -44,7 +43,7 @@ public final class ObjectGetHandler implements RequestHandler {
     if (ex.method().equals(HttpMethod.HEAD)) {
       ObjectMeta meta = store.stat(req.bucket(), req.name());
       if (meta == null) {
-        throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
+        throw api.notFound(ex, req);
       }
       api.authorizeRead(ex, meta);
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
@@ -57,7 +56,7 @@ public final class ObjectGetHandler implements RequestHandler {
     }
     StoredObject obj = store.open(req.bucket(), req.name());
     if (obj == null) {
-      throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
+      throw api.notFound(ex, req);
     }
     try {
       api.authorizeRead(ex, obj.meta());

@@ -126,6 +126,18 @@ public final class S3ObjectApi implements ObjectApi {
     }
   }
 
+  /**
+   * As S3 answers an unsigned read of a missing key: 404 when the bucket is public-read (its listing would show the
+   * key is absent anyway), else 403, so a private bucket does not tell unsigned clients which keys exist.
+   */
+  @Override
+  public RuntimeException notFound(HttpExchange ex, ObjectRequest req) {
+    if (ex.request().headers().contains(GranaryHeaders.ANONYMOUS) && !req.bucket().acl().publicRead()) {
+      return accessDenied();
+    }
+    return ObjectApi.super.notFound(ex, req);
+  }
+
   /** 403 AccessDenied, as S3 answers an unsigned request for what is not public. */
   public static S3ApiException accessDenied() {
     return new S3ApiException(HttpResponseStatus.FORBIDDEN, "AccessDenied", "Access Denied: the object is not "
