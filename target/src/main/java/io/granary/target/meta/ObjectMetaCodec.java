@@ -36,7 +36,8 @@ import java.util.TreeMap;
  * byte   flags: 1 = copy of a remote object, 2 = has remote etag, 4 = has remote version
  * str    remote etag, str remote version (when flagged), long remote last-modified (when a copy)
  * v5:
- * byte   canned ACL (0 private, 1 public-read; stable, never reordered); records before v5 are private
+ * byte   canned ACL (0 private, 1 public-read; stable, never reordered); records before v5 are private, and a
+ *        private object is still written as v4
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
@@ -53,7 +54,10 @@ public final class ObjectMetaCodec {
   public static byte[] encode(ObjectMeta m) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + m.checksum().length());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(V5);
+      // A private object's record is written as v4 (v5 without its last byte): a target of an older release, which
+      // reads up to v4, can still take it in a rebalance during a rolling upgrade.
+      boolean v5 = m.acl() != CannedAcl.PRIVATE;
+      out.writeByte(v5 ? V5 : V4);
       out.writeLong(m.size());
       out.writeLong(m.mtime());
       out.writeByte(code(m.checksumType()));
@@ -85,7 +89,9 @@ public final class ObjectMetaCodec {
         }
         out.writeLong(r.lastModified());
       }
-      out.writeByte(aclCode(m.acl()));
+      if (v5) {
+        out.writeByte(aclCode(m.acl()));
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }

@@ -84,8 +84,10 @@ class ObjectMetaCodecTest {
   }
 
   @Test
-  void encode_writesFormatVersionFive() {
-    assertThat(ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0))[0]).isEqualTo((byte) 5);
+  void encode_writesFormatVersionFour_forAPrivateObject_andFive_forAPublicReadOne() {
+    ObjectMeta m = new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0);
+    assertThat(ObjectMetaCodec.encode(m)[0]).isEqualTo((byte) 4);
+    assertThat(ObjectMetaCodec.encode(m.withAcl(CannedAcl.PUBLIC_READ))[0]).isEqualTo((byte) 5);
   }
 
   @Test
