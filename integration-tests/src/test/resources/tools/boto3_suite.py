@@ -535,8 +535,37 @@ def _():
 
 @check("unsupported_subresource_not_implemented")
 def _():
-    code, status = error_code(lambda: s3.get_bucket_acl(Bucket=BUCKET))
+    code, status = error_code(lambda: s3.get_bucket_policy(Bucket=BUCKET))
     expect((code, status) == ("NotImplemented", 501), "%s %s" % (status, code))
+
+
+ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
+
+
+def public_read(grants):
+    return any(g["Grantee"].get("URI") == ALL_USERS and g["Permission"] == "READ" for g in grants)
+
+
+@check("canned_acls_and_unsigned_read")
+def _():
+    key = "acl/public.bin"
+    s3.put_object(Bucket=BUCKET, Key=key, Body=SMALL, ACL="public-read")
+    expect(public_read(s3.get_object_acl(Bucket=BUCKET, Key=key)["Grants"]), "object ACL not public-read")
+    url = "%s/%s/%s" % (endpoint, BUCKET, key)
+    with urllib.request.urlopen(url, timeout=30) as r:  # unsigned
+        expect(r.status == 200 and r.read() == SMALL, "unsigned GET of a public-read object")
+    s3.put_object_acl(Bucket=BUCKET, Key=key, ACL="private")
+    expect(not public_read(s3.get_object_acl(Bucket=BUCKET, Key=key)["Grants"]), "object ACL still public-read")
+    try:
+        urllib.request.urlopen(url, timeout=30)
+        raise AssertionError("an unsigned GET of a private object was served")
+    except urllib.error.HTTPError as e:
+        expect(e.code == 403, "unsigned GET of a private object: %s" % e.code)
+    expect(not public_read(s3.get_bucket_acl(Bucket=BUCKET)["Grants"]), "bucket ACL not private")
+    code, status = error_code(lambda: s3.put_bucket_acl(Bucket=BUCKET, ACL="public-read-write"))
+    expect((code, status) == ("NotImplemented", 501), "public-read-write: %s %s" % (status, code))
+    expect(not public_read(s3.get_bucket_acl(Bucket=BUCKET)["Grants"]), "a refused ACL changed the bucket's")
+    s3.delete_object(Bucket=BUCKET, Key=key)
 
 
 @check("empty_and_delete_bucket")

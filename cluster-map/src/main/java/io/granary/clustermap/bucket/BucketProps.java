@@ -1,5 +1,6 @@
 package io.granary.clustermap.bucket;
 
+import io.granary.clustermap.acl.CannedAcl;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -12,10 +13,13 @@ import java.util.Objects;
  * @param created when the bucket was created
  * @param backend for a remote bucket ({@code s3://}, {@code gs://}): where it lives; null for a local bucket
  * @param freshness for a remote bucket: how cached objects are revalidated; null for a local bucket
+ * @param acl the bucket's canned ACL; {@code public-read} lets unsigned requests list it. Metadata written before
+ *     ACLs existed has none: private
  */
 public record BucketProps(Bucket bucket, String id, ChecksumType checksum, Instant created, RemoteBackend backend,
-    Freshness freshness) {
+    Freshness freshness, CannedAcl acl) {
   public BucketProps {
+    acl = acl == null ? CannedAcl.PRIVATE : acl;
     Objects.requireNonNull(bucket, "bucket");
     Objects.requireNonNull(id, "id");
     checksum = checksum == null ? ChecksumType.XXHASH64 : checksum;
@@ -30,9 +34,20 @@ public record BucketProps(Bucket bucket, String id, ChecksumType checksum, Insta
     }
   }
 
+  /** A private bucket. */
+  public BucketProps(Bucket bucket, String id, ChecksumType checksum, Instant created, RemoteBackend backend,
+      Freshness freshness) {
+    this(bucket, id, checksum, created, backend, freshness, CannedAcl.PRIVATE);
+  }
+
   /** A local bucket. */
   public BucketProps(Bucket bucket, String id, ChecksumType checksum, Instant created) {
     this(bucket, id, checksum, created, null, null);
+  }
+
+  /** The same bucket with another ACL. */
+  public BucketProps withAcl(CannedAcl acl) {
+    return new BucketProps(bucket, id, checksum, created, backend, freshness, acl);
   }
 
   /** Whether objects come from a remote store (and may be evicted, revalidated and fetched cold). */

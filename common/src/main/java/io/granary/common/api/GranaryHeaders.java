@@ -18,5 +18,12 @@ public final class GranaryHeaders {
   /** {@link #MAP_VERSION} as a query parameter, on the redirect URLs proxies hand to native clients. */
   public static final String MAP_VERSION_PARAM = "granary-map";
 
+  /**
+   * Set by a proxy on an S3 read it relays for an unsigned client (with anonymous access not enabled): the target
+   * serves the object only when its ACL is public-read, else 403 AccessDenied. Targets serve only cluster-signed
+   * requests, so only a proxy can send it; a proxy removes any a client sent and never redirects such a read.
+   */
+  public static final AsciiString ANONYMOUS = AsciiString.cached("granary-anonymous");
+
   private GranaryHeaders() {}
 }

@@ -8,4 +8,6 @@ package io.granary.common.s3;
  * @param displayName display name, or {@code null} to leave it out
  */
 public record Owner(String id, String displayName) {
+  /** The one owner of every bucket and object: a Granary cluster is a single tenant. */
+  public static final Owner CLUSTER = new Owner("granary", "granary");
 }

@@ -44,6 +44,12 @@ public final class S3XmlWriter {
     return raw("<").raw(name).raw(" xmlns=\"").raw(NAMESPACE).raw("\">");
   }
 
+  /** Opens an element with an {@code xsi:type}, as S3 writes a Grantee: {@code <Grantee xmlns:xsi=".." xsi:type="Group">}. */
+  public S3XmlWriter startTyped(String name, String xsiType) {
+    return raw("<").raw(name).raw(" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"")
+        .raw(xsiType).raw("\">");
+  }
+
   public S3XmlWriter start(String name) {
     return raw("<").raw(name).raw(">");
   }

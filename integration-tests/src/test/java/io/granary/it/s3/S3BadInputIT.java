@@ -279,7 +279,7 @@ class S3BadInputIT {
   void unsupportedSubresources_are501NotImplemented_andChangeNothing() throws Exception {
     assertError(send("PUT", path("keep/one") + "?tagging",
         Map.of(), "<Tagging><TagSet></TagSet></Tagging>".getBytes(StandardCharsets.UTF_8)), 501, "NotImplemented");
-    assertError(send("PUT", "/" + BUCKET + "?acl", Map.of(), new byte[0]), 501, "NotImplemented");
+    assertError(send("PUT", "/" + BUCKET + "?cors", Map.of(), new byte[0]), 501, "NotImplemented");
     assertError(send("GET", "/" + BUCKET + "?policy", Map.of(), null), 501, "NotImplemented");
     assertError(send("DELETE", "/" + BUCKET + "?lifecycle", Map.of(), null), 501, "NotImplemented");
   }

@@ -37,8 +37,8 @@ class Boto3IT {
       "presigned_get_default_sigv2_byte_exact", "presigned_put_default_sigv2",
       "presigned_get_sigv2_wrong_signature_or_expired_403", "header_auth_sigv2_put_get_delete", "copy_object",
       "managed_copy_multipart_upload_part_copy", "standard_headers_stored", "response_header_overrides",
-      "get_object_part_number", "delete_objects",
-      "wrong_secret_signature_does_not_match", "unsupported_subresource_not_implemented", "empty_and_delete_bucket");
+      "get_object_part_number", "delete_objects", "wrong_secret_signature_does_not_match",
+      "unsupported_subresource_not_implemented", "canned_acls_and_unsigned_read", "empty_and_delete_bucket");
 
   private static TestCluster cluster;
   private static Tools.Run suite;
@@ -155,6 +155,11 @@ class Boto3IT {
   @Test
   void boto3_unsupportedSubresource_isNotImplemented501() {
     passed("unsupported_subresource_not_implemented");
+  }
+
+  @Test
+  void boto3_cannedAcls_setAndReadBack_andUnsignedReadsOnlyPublicRead() {
+    passed("canned_acls_and_unsigned_read");
   }
 
   @Test

@@ -19,14 +19,25 @@ public final class RequestAuthenticator {
 
   /** The verified authentication, or null for an anonymous request when anonymous access is on. */
   public Authentication authenticate(HttpExchange ex) {
+    Authentication auth = verifyIfSigned(ex);
+    if (auth != null || anonymous) {
+      return auth;
+    }
+    throw unsigned();
+  }
+
+  /**
+   * The verified authentication of a signed request (a wrong signature throws), or null for an unsigned one
+   * whatever the anonymous setting: for the S3 API, which lets unsigned requests read what is public-read.
+   */
+  public Authentication verifyIfSigned(HttpExchange ex) {
     SignedRequest r = SignedRequest.of(ex.request());
-    if (SigV4Verifier.isSigned(r)) {
-      return verifier.verify(r);
-    }
-    if (anonymous) {
-      return null;
-    }
-    throw S3AuthException.accessDenied("Access Denied: the request is not signed; sign it with AWS Signature "
+    return SigV4Verifier.isSigned(r) ? verifier.verify(r) : null;
+  }
+
+  /** 403 AccessDenied for an unsigned request that anonymous access does not cover. */
+  public static S3AuthException unsigned() {
+    return S3AuthException.accessDenied("Access Denied: the request is not signed; sign it with AWS Signature "
         + "Version 4 using this cluster's access key");
   }
 

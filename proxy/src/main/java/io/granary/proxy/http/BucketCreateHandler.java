@@ -1,6 +1,7 @@
 package io.granary.proxy.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.Provider;
 import io.granary.clustermap.bucket.RemoteBackend;
@@ -16,7 +17,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
 
 /**
- * {@code POST /v1/buckets/BUCKET[?provider=aws|gcp]} on the primary, with an optional JSON body ({@link BucketSpec}):
+ * {@code POST /v1/buckets/BUCKET[?provider=aws|gcp][&acl=private|public-read]} on the primary, with an optional JSON body ({@link BucketSpec}):
  * creates a local bucket, or registers a remote one after checking its store answers (201 with its properties; 409
  * if the name is taken). Answers once every active node has the new bucket
  * metadata, so an object PUT right after never meets a target that does not know the bucket.
@@ -38,13 +39,14 @@ final class BucketCreateHandler extends JsonRequestHandler {
   protected void handle(HttpExchange ex, JsonNode body) {
     Bucket bucket = ObjectAddress.bucket(ex.path().decodedAfter(ApiPaths.BUCKETS_SLASH), ex.queryParam("provider"));
     BucketSpec spec = BucketSpec.parse(body, bucket.provider() != Provider.AIS);
+    CannedAcl acl = BucketAclHandler.acl(ex, bucket);
     AdminCall.run(ex, control, HttpResponseStatus.CREATED, () -> {
       if (bucket.provider() != Provider.AIS) {
         RemoteProbe.check(bucket, spec.backend() == null
             ? new RemoteBackend(null, null, false, null, null, false) : spec.backend());
       }
       ClusterMetadata md = authority.createBucket(bucket, spec.checksumFor(bucket.provider()), spec.backend(),
-          spec.freshness());
+          spec.freshness(), acl);
       pusher.awaitAcked(md, PUSH_WAIT);
       return md.buckets().get(bucket).orElseThrow();
     });

@@ -116,6 +116,8 @@ public final class ProxyRouter implements Router {
         };
       } else if (m.equals(HttpMethod.POST)) {
         return primary() ? new BucketCreateHandler(ctx.authority(), ctx.pusher(), ctx.control()) : forward();
+      } else if (m.equals(HttpMethod.PUT) && BucketAclHandler.matches(ex)) {
+        return primary() ? new BucketAclHandler(ctx.authority(), ctx.pusher(), ctx.control()) : forward();
       } else if (m.equals(HttpMethod.DELETE)) {
         return primary() ? new BucketDeleteHandler(cluster, ctx.authority(), ctx.pusher(), ctx.lister(), ctx.control())
             : forward();

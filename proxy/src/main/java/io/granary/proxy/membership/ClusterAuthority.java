@@ -5,6 +5,7 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.NodeState;
 import io.granary.clustermap.Rebalance;
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketMetadata;
 import io.granary.clustermap.bucket.BucketProps;
@@ -303,8 +304,14 @@ public final class ClusterAuthority {
    * Adds a bucket, local or remote (with its backend and freshness settings); 409 when its name is taken by a
    * bucket of any provider, since S3 clients name buckets without a provider.
    */
-  public synchronized ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum, RemoteBackend backend,
+  public ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum, RemoteBackend backend,
       Freshness freshness) {
+    return createBucket(bucket, checksum, backend, freshness, CannedAcl.PRIVATE);
+  }
+
+  /** {@link #createBucket(Bucket, ChecksumType, RemoteBackend, Freshness)} with a canned ACL, in one version. */
+  public synchronized ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum, RemoteBackend backend,
+      Freshness freshness, CannedAcl acl) {
     ClusterMetadata md = holder.require().metadata();
     for (BucketProps other : md.buckets().buckets().values()) {
       if (other.bucket().name().equals(bucket.name())) {
@@ -316,11 +323,22 @@ public final class ClusterAuthority {
     byte[] id = new byte[6];
     RANDOM.nextBytes(id);
     BucketProps props = new BucketProps(bucket, HexFormat.of().formatHex(id), checksum, Instant.now(clock), backend,
-        freshness);
+        freshness, acl);
     log.info("node={} bucket={} {} (checksum {})", holder.nodeId(), bucket, props.isRemote()
         ? "registered with endpoint " + (backend == null || backend.endpoint() == null ? "default" : backend.endpoint())
         : "created", props.checksum().wireName());
     return publish(new ClusterMetadata(md.map(), md.buckets().with(props)));
+  }
+
+  /** Replaces a bucket's canned ACL (a new metadata version; none when it is unchanged). 404 when it does not exist. */
+  public synchronized ClusterMetadata setBucketAcl(Bucket bucket, CannedAcl acl) {
+    ClusterMetadata md = holder.require().metadata();
+    BucketProps props = md.buckets().get(bucket).orElseThrow(() -> new BucketNotFoundException(bucket.toString()));
+    if (props.acl() == acl) {
+      return md;
+    }
+    log.info("node={} bucket={} acl {} -> {}", holder.nodeId(), bucket, props.acl().wireName(), acl.wireName());
+    return publish(new ClusterMetadata(md.map(), md.buckets().with(props.withAcl(acl))));
   }
 
   /** Removes a bucket from metadata; targets then drop its data. 404 when it does not exist. */

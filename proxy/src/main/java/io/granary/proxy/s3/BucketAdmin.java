@@ -1,5 +1,6 @@
 package io.granary.proxy.s3;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.api.ApiPaths;
@@ -12,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Bucket creation and deletion for the S3 API: on the primary through its authority (answering once every active
+ * Bucket creation, deletion and ACL changes for the S3 API: on the primary through its authority (answering once every active
  * node has the change); on another proxy by a signed call to the primary's native API.
  */
 final class BucketAdmin {
@@ -23,16 +24,29 @@ final class BucketAdmin {
     this.ctx = ctx;
   }
 
-  CompletableFuture<Void> create(Bucket bucket, ChecksumType checksum) {
+  CompletableFuture<Void> create(Bucket bucket, ChecksumType checksum, CannedAcl acl) {
     if (ctx.primary()) {
       return ctx.control().submit(() -> {
-        ClusterMetadata md = ctx.authority().createBucket(bucket, checksum);
+        ClusterMetadata md = ctx.authority().createBucket(bucket, checksum, null, null, acl);
         ctx.pusher().awaitAcked(md, PUSH_WAIT);
         return null;
       });
     }
-    return remote(ctx.client().send("POST", ctx.primaryUrl() + ApiPaths.BUCKETS_SLASH + bucket.name(),
-        Map.of("checksum", checksum.wireName()), Void.class));
+    return remote(ctx.client().send("POST", ctx.primaryUrl() + ApiPaths.BUCKETS_SLASH + bucket.name() + "?acl="
+        + acl.wireName(), Map.of("checksum", checksum.wireName()), Void.class));
+  }
+
+  /** Sets a bucket's canned ACL, answering once every active node has it (like creation). */
+  CompletableFuture<Void> setAcl(Bucket bucket, CannedAcl acl) {
+    if (ctx.primary()) {
+      return ctx.control().submit(() -> {
+        ClusterMetadata md = ctx.authority().setBucketAcl(bucket, acl);
+        ctx.pusher().awaitAcked(md, PUSH_WAIT);
+        return null;
+      });
+    }
+    return remote(ctx.client().send("PUT", ctx.primaryUrl() + ApiPaths.BUCKETS_SLASH + bucket.name() + "?acl="
+        + acl.wireName() + "&provider=" + bucket.provider().wireName(), null, Void.class));
   }
 
   CompletableFuture<Void> delete(Bucket bucket) {

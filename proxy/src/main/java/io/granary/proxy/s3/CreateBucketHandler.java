@@ -1,5 +1,6 @@
 package io.granary.proxy.s3;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.control.ControlClient;
@@ -17,16 +18,19 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * {@code PUT /BUCKET}: CreateBucket, a local bucket with xxhash64 content checksums, the cheapest to compute; S3
  * PUTs compute the MD5 ETag besides, so ETags are MD5s as clients expect.
  * An optional CreateBucketConfiguration is checked and its region ignored: a cluster has one. An existing bucket
- * is 409 BucketAlreadyOwnedByYou.
+ * is 409 BucketAlreadyOwnedByYou. {@code x-amz-acl} (private or public-read) is the new bucket's ACL, set in the
+ * same metadata version that creates it.
  */
 final class CreateBucketHandler extends S3BodyCollector {
   private final BucketAdmin admin;
   private final String name;
+  private final CannedAcl acl;
 
-  CreateBucketHandler(RequestBody body, BucketAdmin admin, String name) {
+  CreateBucketHandler(RequestBody body, BucketAdmin admin, String name, CannedAcl acl) {
     super(body, 64 * 1024);
     this.admin = admin;
     this.name = name;
+    this.acl = acl;
   }
 
   @Override
@@ -43,7 +47,7 @@ final class CreateBucketHandler extends S3BodyCollector {
     if (body.length > 0) {
       CreateBucketConfiguration.parse(body); // malformed XML is 400 MalformedXML
     }
-    admin.create(Bucket.local(name), ChecksumType.XXHASH64).whenComplete((ok, err) -> {
+    admin.create(Bucket.local(name), ChecksumType.XXHASH64, acl).whenComplete((ok, err) -> {
       if (err != null) {
         ex.sendError(ControlClient.cause(err));
         return;

@@ -37,7 +37,7 @@ public final class S3ObjectForwarder {
   /** Request headers that belong to the client's hop or its signature, not to the object. */
   private static final List<String> DROPPED = List.of("authorization", "host", "connection", "keep-alive",
       "transfer-encoding", "content-length", "expect", "x-amz-content-sha256", "x-amz-decoded-content-length",
-      "x-amz-trailer", "upgrade", "te", "proxy-connection");
+      "x-amz-trailer", "upgrade", "te", "proxy-connection", GranaryHeaders.ANONYMOUS.toString());
 
   private final ClusterMetadataHolder cluster;
   private final UpstreamPool pool;
@@ -51,6 +51,14 @@ public final class S3ObjectForwarder {
 
   /** The relay for this request; validates bucket and key first (404, 400) and refuses an offline owner (503). */
   public ObjectRelay forward(HttpExchange ex, S3Path path, BucketProps bucket, RequestBody body) {
+    return forward(ex, path, bucket, body, false);
+  }
+
+  /**
+   * {@link #forward(HttpExchange, S3Path, BucketProps, RequestBody)}; {@code anonymous}: the client did not sign,
+   * and the target is to serve only what is public-read ({@link GranaryHeaders#ANONYMOUS}).
+   */
+  public ObjectRelay forward(HttpExchange ex, S3Path path, BucketProps bucket, RequestBody body, boolean anonymous) {
     String key = path.key();
     try {
       ObjectName.requireValid(key);
@@ -74,6 +82,9 @@ public final class S3ObjectForwarder {
     h.set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
     h.set("granary-provider", bucket.bucket().provider().wireName());
     h.set(GranaryHeaders.MAP_VERSION, snapshot.map().version());
+    if (anonymous) {
+      h.set(GranaryHeaders.ANONYMOUS, "1");
+    }
     if (ex.hasBody() || body.decodedLength() > 0) {
       h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
       if (body.decodedLength() >= 0) {

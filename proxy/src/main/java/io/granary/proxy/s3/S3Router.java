@@ -2,6 +2,7 @@ package io.granary.proxy.s3;
 
 import io.granary.common.s3.S3Responses;
 import io.granary.clustermap.Node;
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.BucketName;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.InvalidNameException;
@@ -15,12 +16,14 @@ import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.ObjectOwner;
+import io.granary.common.s3.CannedAclHeader;
 import io.granary.common.s3.LocationConstraint;
 import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3Errors;
 import io.granary.common.s3.VersioningConfiguration;
 import io.granary.proxy.ProxyContext;
 import io.granary.proxy.auth.Authentication;
+import io.granary.proxy.auth.RequestAuthenticator;
 import io.granary.proxy.relay.RequestBody;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -34,16 +37,17 @@ import java.util.Set;
  * The S3 API of a proxy: path-style requests at the root and under {@code /s3/}. Every request is authenticated
  * first (SigV4, or anonymous when enabled). Requests naming a key go to the key's owning target through a relay
  * (or, in redirect mode, GET and HEAD are answered with a 307 to a signed target URL); service and bucket requests
- * are answered here. Sub-resources Granary does not implement (ACLs, policies, lifecycle...) are 501.
+ * are answered here. Sub-resources Granary does not implement (policies, lifecycle...) are 501. Unsigned requests
+ * (without {@code --anonymous}) may only read what is public-read ({@link AnonymousAccess}).
  */
 public final class S3Router implements Router {
   /** The region a cluster reports: S3 clients need one; a cluster has one location. */
   static final String REGION = "us-east-1";
-  private static final Set<String> UNSUPPORTED_BUCKET = Set.of("acl", "policy", "policyStatus", "lifecycle", "cors",
+  private static final Set<String> UNSUPPORTED_BUCKET = Set.of("policy", "policyStatus", "lifecycle", "cors",
       "tagging", "website", "replication", "notification", "encryption", "logging", "object-lock",
       "ownershipControls", "publicAccessBlock", "requestPayment", "accelerate", "analytics", "inventory", "metrics",
       "intelligent-tiering", "versions");
-  private static final Set<String> UNSUPPORTED_OBJECT = Set.of("acl", "tagging", "retention", "legal-hold",
+  private static final Set<String> UNSUPPORTED_OBJECT = Set.of("tagging", "retention", "legal-hold",
       "torrent", "restore", "select", "attributes");
 
   private final ProxyContext ctx;
@@ -60,16 +64,24 @@ public final class S3Router implements Router {
   public RequestHandler route(HttpExchange ex) {
     ex.useErrorRenderer(S3Errors.RENDERER);
     S3Path path = S3Path.parse(ex.path());
-    Authentication auth = ctx.auth().authenticate(ex);
+    Authentication auth = ctx.auth().verifyIfSigned(ex);
+    // Unsigned, without --anonymous: only public-read things may be read; objects are decided by their target.
+    boolean restricted = auth == null && !ctx.auth().anonymousAllowed();
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
     if (path.service()) {
+      if (restricted) {
+        throw RequestAuthenticator.unsigned();
+      }
       if (m.equals(HttpMethod.GET)) {
         return afterVerifiedBody(ex, auth, new ListBucketsHandler(ctx.cluster()));
       }
       throw new MethodNotAllowedException(m, "/");
     }
     if (!path.hasKey()) {
+      if (restricted) {
+        AnonymousAccess.checkBucket(ctx.cluster(), path.bucket(), m, q);
+      }
       RequestHandler h = bucketOperation(ex, path, auth, m, q);
       return h instanceof S3BodyCollector ? h : afterVerifiedBody(ex, auth, h);
     }
@@ -78,11 +90,16 @@ public final class S3Router implements Router {
         throw new NotImplementedException("the object sub-resource ?" + sub + " is not implemented");
       }
     }
+    if (restricted) {
+      AnonymousAccess.checkObject(ctx.cluster(), path.bucket(), m, q);
+    }
     BucketProps bucket = resolve(ctx.cluster(), path.bucket());
-    if (ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && plainRead(q)) {
+    ObjectAcls.check(ex, bucket, m, q); // refused ACLs answered here, before any body is relayed
+    // A redirect URL carries no anonymous mark the client could not strip, so unsigned reads are always relayed.
+    if (!restricted && ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && plainRead(q)) {
       return afterVerifiedBody(ex, auth, redirect(bucket, path));
     }
-    return forwarder.forward(ex, path, bucket, S3Bodies.of(ex, auth));
+    return forwarder.forward(ex, path, bucket, S3Bodies.of(ex, auth), restricted);
   }
 
   private RequestHandler bucketOperation(HttpExchange ex, S3Path path, Authentication auth, HttpMethod m,
@@ -93,6 +110,9 @@ public final class S3Router implements Router {
       }
     }
     String name = path.bucket();
+    if (q.containsKey("acl")) {
+      return BucketAclHandler.forRequest(ex, ctx, admin, name);
+    }
     if (m.equals(HttpMethod.GET)) {
       if (q.containsKey("location")) {
         resolve(ctx.cluster(), name);
@@ -116,7 +136,8 @@ public final class S3Router implements Router {
       if (!q.isEmpty() && !q.containsKey("x-id")) {
         throw new NotImplementedException("PUT on a bucket with ?" + q.keySet() + " is not implemented");
       }
-      return new CreateBucketHandler(S3Bodies.of(ex, auth), admin, name);
+      CannedAcl acl = CannedAclHeader.parse(ex.request().headers()); // 501/400 before anything is created
+      return new CreateBucketHandler(S3Bodies.of(ex, auth), admin, name, acl == null ? CannedAcl.PRIVATE : acl);
     } else if (m.equals(HttpMethod.DELETE)) {
       return new DeleteBucketHandler(ctx, admin, name);
     } else if (m.equals(HttpMethod.POST) && q.containsKey("delete")) {

@@ -7,6 +7,7 @@ import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.NodeState;
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
@@ -527,6 +528,31 @@ class ClusterAuthorityTest {
     assertThat(p.id()).matches("[0-9a-f]{12}");
     assertThat(md.buckets().version()).isEqualTo(2);
     assertThat(md.map().version()).as("map untouched").isEqualTo(1);
+    assertThat(persisted()).isEqualTo(md);
+  }
+
+  @Test
+  void createBucket_withAcl_isOneVersion_andSetBucketAcl_changesOnlyTheAcl() throws IOException {
+    authority.bootstrap(SELF);
+    ClusterMetadata created = authority.createBucket(Bucket.local("bkt"), ChecksumType.MD5, null, null,
+        CannedAcl.PUBLIC_READ);
+    BucketProps p = created.buckets().get(Bucket.local("bkt")).orElseThrow();
+    assertThat(p.acl()).isEqualTo(CannedAcl.PUBLIC_READ);
+    assertThat(created.buckets().version()).isEqualTo(2);
+
+    ClusterMetadata changed = authority.setBucketAcl(Bucket.local("bkt"), CannedAcl.PRIVATE);
+    assertThat(changed.buckets().version()).isEqualTo(3);
+    assertThat(changed.buckets().get(Bucket.local("bkt")).orElseThrow()).isEqualTo(p.withAcl(CannedAcl.PRIVATE));
+    assertThat(persisted()).isEqualTo(changed);
+    assertThat(authority.setBucketAcl(Bucket.local("bkt"), CannedAcl.PRIVATE)).as("unchanged: no new version")
+        .isEqualTo(changed);
+  }
+
+  @Test
+  void setBucketAcl_missingBucket_is404_andChangesNothing() throws IOException {
+    ClusterMetadata md = authority.bootstrap(SELF);
+    assertThatThrownBy(() -> authority.setBucketAcl(Bucket.local("nope"), CannedAcl.PUBLIC_READ))
+        .isInstanceOf(BucketNotFoundException.class);
     assertThat(persisted()).isEqualTo(md);
   }
 

@@ -204,6 +204,7 @@ public final class RemoteGetHandler implements RequestHandler {
    */
   private ByteRange prepare(HttpExchange ex, BucketProps bucket, RemoteObject object, HttpResponse head) {
     ObjectMeta meta = provisional(bucket, object);
+    api.authorizeRead(ex, meta); // not cached yet, so private: unsigned clients never read remote buckets
     HttpHeaders h = head.headers();
     api.describe(h, meta);
     if (meta.checksum().isEmpty()) { // nothing vouched for yet: say nothing rather than something unverified

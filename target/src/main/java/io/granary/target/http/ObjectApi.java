@@ -1,6 +1,7 @@
 package io.granary.target.http;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.http.ByteRange;
 import io.granary.common.http.ErrorRenderer;
 import io.granary.common.http.HttpExchange;
@@ -32,6 +33,18 @@ public interface ObjectApi {
 
   /** Headers a GET or HEAD adds to {@link #describe}'s, from the request (S3's {@code response-*} overrides). */
   default void decorateRead(HttpExchange ex, HttpHeaders response, ObjectMeta meta) {
+  }
+
+  /**
+   * Refuses (throws) a read the caller may not make of this object; the default lets every read through. Called
+   * with the object's record before any answer about it.
+   */
+  default void authorizeRead(HttpExchange ex, ObjectMeta meta) {
+  }
+
+  /** What a read of a missing object answers: 404, unless the API hides from this caller whether it exists. */
+  default RuntimeException notFound(HttpExchange ex, ObjectRequest req) {
+    return new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
   }
 
   /** Whether deleting a missing object is an error (native: 404) or a success (S3: 204). */

@@ -1,6 +1,5 @@
 package io.granary.target.http;
 
-import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.http.ByteRange;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
@@ -44,8 +43,9 @@ public final class ObjectGetHandler implements RequestHandler {
     if (ex.method().equals(HttpMethod.HEAD)) {
       ObjectMeta meta = store.stat(req.bucket(), req.name());
       if (meta == null) {
-        throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
+        throw api.notFound(ex, req);
       }
+      api.authorizeRead(ex, meta);
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
       api.describe(head.headers(), meta);
       if (!notModified(ex, meta, head.headers())) {
@@ -56,9 +56,10 @@ public final class ObjectGetHandler implements RequestHandler {
     }
     StoredObject obj = store.open(req.bucket(), req.name());
     if (obj == null) {
-      throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
+      throw api.notFound(ex, req);
     }
     try {
+      api.authorizeRead(ex, obj.meta());
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
       api.describe(head.headers(), obj.meta());
       if (notModified(ex, obj.meta(), head.headers())) {

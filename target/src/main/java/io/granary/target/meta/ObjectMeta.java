@@ -1,6 +1,7 @@
 package io.granary.target.meta;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.ChecksumType;
 import java.util.Collections;
 import java.util.List;
@@ -24,12 +25,15 @@ import java.util.TreeMap;
  * @param partSizes for an object completed from a multipart upload, the size of each part in order (S3 GETs of one
  *     part use them); empty otherwise
  * @param remote for a cached object of a remote bucket: the remote version it is a copy of; null otherwise
+ * @param acl the object's canned ACL ({@code public-read}: unsigned requests may GET and HEAD it); private when
+ *     not given, as for records written before ACLs existed
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
     String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes,
-    RemoteVersion remote) {
+    RemoteVersion remote, CannedAcl acl) {
   public ObjectMeta {
+    acl = acl == null ? CannedAcl.PRIVATE : acl;
     Objects.requireNonNull(checksumType, "checksumType");
     Objects.requireNonNull(checksum, "checksum");
     if (size < 0) {
@@ -38,6 +42,14 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
     userMeta = userMeta == null || userMeta.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(userMeta));
     headers = headers == null || headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(headers));
     partSizes = partSizes == null ? List.of() : List.copyOf(partSizes);
+  }
+
+  /** A private object. */
+  public ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
+      String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes,
+      RemoteVersion remote) {
+    this(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes, remote,
+        CannedAcl.PRIVATE);
   }
 
   /** An object that is not a copy of a remote one. */
@@ -49,7 +61,13 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
   /** The same object recorded as a copy of {@code remote}. */
   public ObjectMeta withRemote(RemoteVersion remote) {
     return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
-        remote);
+        remote, acl);
+  }
+
+  /** The same object with another ACL; nothing else changes (an ACL is not a new version of the content). */
+  public ObjectMeta withAcl(CannedAcl acl) {
+    return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
+        remote, acl);
   }
 
   /** An object with only content attributes (no S3 ETag, type or user metadata). */

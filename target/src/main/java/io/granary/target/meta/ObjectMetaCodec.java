@@ -1,5 +1,6 @@
 package io.granary.target.meta;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.ChecksumType;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -34,6 +35,9 @@ import java.util.TreeMap;
  * v4:
  * byte   flags: 1 = copy of a remote object, 2 = has remote etag, 4 = has remote version
  * str    remote etag, str remote version (when flagged), long remote last-modified (when a copy)
+ * v5:
+ * byte   canned ACL (0 private, 1 public-read; stable, never reordered); records before v5 are private, and a
+ *        private object is still written as v4
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
@@ -43,13 +47,17 @@ public final class ObjectMetaCodec {
   private static final byte V2 = 2;
   private static final byte V3 = 3;
   private static final byte V4 = 4;
+  private static final byte V5 = 5;
 
   private ObjectMetaCodec() {}
 
   public static byte[] encode(ObjectMeta m) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + m.checksum().length());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(V4);
+      // A private object's record is written as v4 (v5 without its last byte): a target of an older release, which
+      // reads up to v4, can still take it in a rebalance during a rolling upgrade.
+      boolean v5 = m.acl() != CannedAcl.PRIVATE;
+      out.writeByte(v5 ? V5 : V4);
       out.writeLong(m.size());
       out.writeLong(m.mtime());
       out.writeByte(code(m.checksumType()));
@@ -81,6 +89,9 @@ public final class ObjectMetaCodec {
         }
         out.writeLong(r.lastModified());
       }
+      if (v5) {
+        out.writeByte(aclCode(m.acl()));
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }
@@ -108,7 +119,7 @@ public final class ObjectMetaCodec {
   public static ObjectMeta decode(byte[] b) throws IOException {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
       byte version = in.readByte();
-      if (version < V1 || version > V4) {
+      if (version < V1 || version > V5) {
         throw new IOException("unknown object metadata format version " + version);
       }
       long size = in.readLong();
@@ -145,7 +156,8 @@ public final class ObjectMetaCodec {
           remote = new RemoteVersion(re, rv, in.readLong());
         }
       }
-      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes, remote);
+      CannedAcl acl = version >= V5 ? acl(in.readByte()) : CannedAcl.PRIVATE;
+      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes, remote, acl);
     } catch (EOFException | IllegalArgumentException e) {
       throw new IOException("corrupt object metadata record of " + b.length + " bytes", e);
     }
@@ -169,6 +181,21 @@ public final class ObjectMetaCodec {
       map.put(in.readUTF(), in.readUTF());
     }
     return map;
+  }
+
+  private static byte aclCode(CannedAcl acl) {
+    return switch (acl) {
+      case PRIVATE -> 0;
+      case PUBLIC_READ -> 1;
+    };
+  }
+
+  private static CannedAcl acl(byte code) throws IOException {
+    return switch (code) {
+      case 0 -> CannedAcl.PRIVATE;
+      case 1 -> CannedAcl.PUBLIC_READ;
+      default -> throw new IOException("unknown canned ACL code " + code);
+    };
   }
 
   private static byte code(ChecksumType t) {

@@ -2,6 +2,7 @@ package io.granary.target.multipart;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.NameOrder;
 import io.granary.common.s3.CompletedPart;
@@ -95,12 +96,19 @@ public final class MultipartStore {
     }
   }
 
-  /** Starts an upload of {@code name}. */
+  /** Starts an upload of {@code name}, to complete as a private object. */
   public Upload create(BucketProps bucket, String name, String contentType, Map<String, String> userMeta,
       Map<String, String> headers) throws IOException {
+    return create(bucket, name, contentType, userMeta, headers, CannedAcl.PRIVATE);
+  }
+
+  /** Starts an upload of {@code name}, to complete as an object with canned ACL {@code acl}. */
+  public Upload create(BucketProps bucket, String name, String contentType, Map<String, String> userMeta,
+      Map<String, String> headers, CannedAcl acl) throws IOException {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
-    Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta, headers);
+    Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta, headers,
+        acl);
     ObjectLocation loc = store.locate(bucket, name);
     uploads(loc.mountpath()).put(uploadKey(loc, u.uploadId()), JSON.writeValueAsBytes(u));
     return u;
@@ -344,7 +352,7 @@ public final class MultipartStore {
     }
     String etag = HexFormat.of().formatHex(md5OfMd5s.digest()) + "-" + parts.size();
     ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
-        upload.userMeta(), upload.headers(), sizes);
+        upload.userMeta(), upload.headers(), sizes, null, upload.acl());
     try {
       if (!bucket.isRemote()) {
         store.commitWorkFile(loc, work, meta, condition);

@@ -1,5 +1,6 @@
 package io.granary.target.multipart;
 
+import io.granary.clustermap.acl.CannedAcl;
 import java.util.Map;
 
 /**
@@ -12,10 +13,12 @@ import java.util.Map;
  * @param userMeta user metadata the completed object will have
  * @param headers standard headers (Cache-Control...) the completed object will have; absent in records written
  *     before they were kept
+ * @param acl the canned ACL the completed object will have; private in records written before ACLs were kept
  */
 public record Upload(String uploadId, String name, long initiated, String contentType, Map<String, String> userMeta,
-    Map<String, String> headers) {
+    Map<String, String> headers, CannedAcl acl) {
   public Upload {
+    acl = acl == null ? CannedAcl.PRIVATE : acl;
     userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
     headers = headers == null ? Map.of() : Map.copyOf(headers);
   }

@@ -1,5 +1,6 @@
 package io.granary.target.s3;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
@@ -84,17 +85,21 @@ final class CopyObjectHandler implements RequestHandler, CopyTransfer.Destinatio
     transfer.start(srcBucket, src.key(), null, this::answer);
   }
 
-  /** The copy's attributes: the source's (COPY), or those of the request (REPLACE). */
+  /**
+   * The copy's attributes: the source's (COPY), or those of the request (REPLACE). Its ACL is the request's
+   * {@code x-amz-acl} (private without one) either way: S3 never copies a source's ACL.
+   */
   @Override
   public PutOperation begin(CopyTransfer.Source source) throws IOException {
     PutOptions options;
+    CannedAcl acl = S3ObjectApi.acl(ex);
     if (replace) {
       HttpHeaders h = ex.request().headers();
       options = new PutOptions(source.length(), List.of(), true, h.get(HttpHeaderNames.CONTENT_TYPE),
-          S3ObjectApi.userMeta(h), S3ObjectApi.storedHeaders(h), condition);
+          S3ObjectApi.userMeta(h), S3ObjectApi.storedHeaders(h), condition, acl);
     } else {
       options = new PutOptions(source.length(), List.of(), true, source.contentType(), source.userMeta(),
-          source.headers(), condition);
+          source.headers(), condition, acl);
     }
     return store.beginPut(dst.bucket(), dst.name(), options);
   }

@@ -1,5 +1,6 @@
 package io.granary.target.s3;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
@@ -29,7 +30,8 @@ final class CreateUploadHandler implements RequestHandler {
     var meta = S3ObjectApi.userMeta(ex.request().headers());
     String contentType = ex.header(HttpHeaderNames.CONTENT_TYPE);
     var headers = S3ObjectApi.storedHeaders(ex.request().headers());
-    disk.submit(() -> multipart.create(req.bucket(), req.name(), contentType, meta, headers)).whenComplete((u, err) -> {
+    CannedAcl acl = S3ObjectApi.acl(ex);
+    disk.submit(() -> multipart.create(req.bucket(), req.name(), contentType, meta, headers, acl)).whenComplete((u, err) -> {
       if (err != null) {
         ex.sendError(ControlClient.cause(err));
       } else {

@@ -1,5 +1,6 @@
 package io.granary.target.s3;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.InvalidNameException;
 import io.granary.clustermap.bucket.ObjectName;
 import io.granary.common.api.ObjectAddress;
@@ -10,6 +11,8 @@ import io.granary.common.http.ErrorRenderer;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestPath;
 import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.api.GranaryHeaders;
+import io.granary.common.s3.CannedAclHeader;
 import io.granary.common.s3.S3ApiException;
 import io.granary.target.http.ClientChecksums;
 import io.granary.target.http.ObjectApi;
@@ -102,7 +105,43 @@ public final class S3ObjectApi implements ObjectApi {
       declared = HttpUtil.getContentLength(ex.request(), -1L);
     }
     return new PutOptions(declared, ClientChecksums.parse(h), true, h.get(HttpHeaderNames.CONTENT_TYPE),
-        userMeta(h), storedHeaders(h));
+        userMeta(h), storedHeaders(h)).withAcl(acl(ex));
+  }
+
+  /** The canned ACL a write asks for ({@code x-amz-acl}), private without one; 501/400 as the proxy answers. */
+  static CannedAcl acl(HttpExchange ex) {
+    CannedAcl acl = CannedAclHeader.parse(ex.request().headers());
+    return acl == null ? CannedAcl.PRIVATE : acl;
+  }
+
+  /**
+   * A read the proxy relayed for an unsigned client ({@link GranaryHeaders#ANONYMOUS}) is served only when the
+   * object is public-read. Checked before anything else about the object is answered (304, 412, ranges), so an
+   * unsigned client learns nothing of a private object but that it is not readable.
+   */
+  @Override
+  public void authorizeRead(HttpExchange ex, ObjectMeta meta) {
+    if (ex.request().headers().contains(GranaryHeaders.ANONYMOUS) && !meta.acl().publicRead()) {
+      throw accessDenied();
+    }
+  }
+
+  /**
+   * As S3 answers an unsigned read of a missing key: 404 when the bucket is public-read (its listing would show the
+   * key is absent anyway), else 403, so a private bucket does not tell unsigned clients which keys exist.
+   */
+  @Override
+  public RuntimeException notFound(HttpExchange ex, ObjectRequest req) {
+    if (ex.request().headers().contains(GranaryHeaders.ANONYMOUS) && !req.bucket().acl().publicRead()) {
+      return accessDenied();
+    }
+    return ObjectApi.super.notFound(ex, req);
+  }
+
+  /** 403 AccessDenied, as S3 answers an unsigned request for what is not public. */
+  public static S3ApiException accessDenied() {
+    return new S3ApiException(HttpResponseStatus.FORBIDDEN, "AccessDenied", "Access Denied: the object is not "
+        + "public-read; sign the request");
   }
 
   /** The standard headers S3 keeps with an object and returns on reads, by lowercase name. */

@@ -22,6 +22,7 @@ import java.util.Map;
  * POST ?uploadId             CompleteMultipartUpload      DELETE ?uploadId          AbortMultipartUpload
  * GET  ?uploadId             ListParts                    PUT  ?partNumber&amp;uploadId  UploadPartCopy
  *                                                         + x-amz-copy-source
+ * GET|PUT ?acl               Get/PutObjectAcl
  * </pre>
  */
 public final class S3TargetRoutes {
@@ -54,6 +55,10 @@ public final class S3TargetRoutes {
   public RequestHandler route(HttpExchange ex) {
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
+    if (q.containsKey("acl")) {
+      return m.equals(HttpMethod.GET) || m.equals(HttpMethod.PUT)
+          ? AfterBody.of(ex, new ObjectAclHandler(api, store, disk)) : null;
+    }
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {
         return AfterBody.of(ex, new CreateUploadHandler(api, multipart, disk));

@@ -1,5 +1,6 @@
 package io.granary.target.storage;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.common.error.InsufficientStorageException;
@@ -391,6 +392,32 @@ public final class ObjectStore implements AutoCloseable {
   /** Replaces how directories are synced after a commit's rename (tests check the order of the steps). */
   void directorySync(DirectorySync sync) {
     commits.directorySync(sync);
+  }
+
+  /**
+   * Replaces the ACL in the record of the object's newest copy, under its write lock; content, mtime and ETag stay
+   * (an ACL is not a new version). Returns the new record, or null when the object does not exist. Disk executor
+   * only.
+   */
+  public ObjectMeta updateAcl(BucketProps bucket, String name, CannedAcl acl) throws IOException {
+    ObjectLocation loc = locate(bucket, name);
+    Lock write = locks.forDigest(loc.digest()).writeLock();
+    write.lock();
+    try {
+      Copies.Copy c = copies.find(loc);
+      if (c == null) {
+        return null;
+      }
+      ObjectMeta updated = c.meta().withAcl(acl);
+      try {
+        c.location().mountpath().meta().publish(c.location().key(), updated);
+      } catch (IOException e) {
+        throw copies.unavailable(c.location().mountpath(), e);
+      }
+      return updated;
+    } finally {
+      write.unlock();
+    }
   }
 
   /** Deletes the object, every copy of it; false when it did not exist. Disk executor only. */

@@ -121,7 +121,7 @@ public final class PutOperation {
     try {
       ObjectMeta built = new ObjectMeta(staged.size(), bucketHasher.type(), staged.sums().get(bucketHasher.type()),
           System.currentTimeMillis(), md5 == null ? null : staged.sums().get(ChecksumType.MD5), options.contentType(),
-          options.userMeta(), options.headers(), List.of());
+          options.userMeta(), options.headers(), List.of(), null, options.acl());
       WriteCondition condition = options.condition();
       ObjectMeta meta;
       if (location.bucket().isRemote()) {

@@ -1,5 +1,6 @@
 package io.granary.target.storage;
 
+import io.granary.clustermap.acl.CannedAcl;
 import java.util.List;
 import java.util.Map;
 
@@ -13,14 +14,21 @@ import java.util.Map;
  * @param userMeta user metadata to store ({@code x-amz-meta-*} without the prefix)
  * @param headers standard headers to store and return on reads (Cache-Control, Content-Disposition...)
  * @param condition the precondition the commit must meet ({@link WriteCondition#NONE}: none)
+ * @param acl the canned ACL the new version gets (S3: a write does not keep the old version's); private by default
  */
 public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
-    Map<String, String> userMeta, Map<String, String> headers, WriteCondition condition) {
+    Map<String, String> userMeta, Map<String, String> headers, WriteCondition condition, CannedAcl acl) {
   public PutOptions {
+    acl = acl == null ? CannedAcl.PRIVATE : acl;
     expected = List.copyOf(expected);
     userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
     headers = headers == null ? Map.of() : Map.copyOf(headers);
     condition = condition == null ? WriteCondition.NONE : condition;
+  }
+
+  public PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
+      Map<String, String> userMeta, Map<String, String> headers, WriteCondition condition) {
+    this(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, CannedAcl.PRIVATE);
   }
 
   public PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
@@ -40,6 +48,11 @@ public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, b
 
   /** These options with {@code condition} as the write's precondition. */
   public PutOptions withCondition(WriteCondition condition) {
-    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition);
+    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl);
+  }
+
+  /** These options with {@code acl} as the new version's canned ACL. */
+  public PutOptions withAcl(CannedAcl acl) {
+    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl);
   }
 }

@@ -3,6 +3,7 @@ package io.granary.target.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.ChecksumType;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -83,8 +84,30 @@ class ObjectMetaCodecTest {
   }
 
   @Test
-  void encode_writesFormatVersionFour() {
-    assertThat(ObjectMetaCodec.encode(new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0))[0]).isEqualTo((byte) 4);
+  void encode_writesFormatVersionFour_forAPrivateObject_andFive_forAPublicReadOne() {
+    ObjectMeta m = new ObjectMeta(0, ChecksumType.XXHASH64, "00", 0);
+    assertThat(ObjectMetaCodec.encode(m)[0]).isEqualTo((byte) 4);
+    assertThat(ObjectMetaCodec.encode(m.withAcl(CannedAcl.PUBLIC_READ))[0]).isEqualTo((byte) 5);
+  }
+
+  @Test
+  void decode_ofEncode_keepsTheCannedAcl() throws IOException {
+    ObjectMeta m = new ObjectMeta(3, ChecksumType.MD5, "ab", 5, "e", null, Map.of(), Map.of(), List.of(),
+        new RemoteVersion("e", null, 1), CannedAcl.PUBLIC_READ);
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(m))).isEqualTo(m);
+    ObjectMeta priv = m.withAcl(CannedAcl.PRIVATE);
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(priv)).acl()).isEqualTo(CannedAcl.PRIVATE);
+  }
+
+  @Test
+  void decode_readsFormatVersionFourRecords_asPrivate() throws IOException {
+    ObjectMeta m = new ObjectMeta(3, ChecksumType.MD5, "ab", 5, "e", "t", Map.of("k", "v"), Map.of(), List.of(2L));
+    byte[] v5 = ObjectMetaCodec.encode(m.withAcl(CannedAcl.PUBLIC_READ));
+    byte[] v4 = Arrays.copyOf(v5, v5.length - 1); // v4 is v5 without the trailing ACL byte
+    v4[0] = 4;
+    ObjectMeta back = ObjectMetaCodec.decode(v4);
+    assertThat(back).isEqualTo(m);
+    assertThat(back.acl()).isEqualTo(CannedAcl.PRIVATE);
   }
 
   @Test
