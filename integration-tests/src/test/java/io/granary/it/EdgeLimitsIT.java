@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.it.support.Content;
+import io.granary.it.support.Descriptors;
 import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.SigV4;
@@ -386,23 +387,16 @@ class EdgeLimitsIT {
     return all;
   }
 
-  private static long[] descriptors() throws IOException {
-    return new long[] {descriptors(Node.PROXY.pid()), descriptors(Node.TARGET.pid())};
+  private static long[] descriptors() {
+    return nodes().now();
   }
 
-  private static long descriptors(long pid) throws IOException {
-    try (Stream<Path> fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
-      return fds.count();
-    }
-  }
-
-  /** Waits (bounded) until both nodes hold no more descriptors than before, give or take two intra-cluster ones. */
   private static void awaitDescriptors(long[] baseline) {
-    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      long[] now = descriptors();
-      assertThat(now[0]).as("proxy descriptors (before: %d)", baseline[0]).isLessThanOrEqualTo(baseline[0] + 2);
-      assertThat(now[1]).as("target descriptors (before: %d)", baseline[1]).isLessThanOrEqualTo(baseline[1] + 2);
-    });
+    nodes().awaitBack(baseline);
+  }
+
+  private static Descriptors nodes() {
+    return new Descriptors(Node.PROXY.pid(), Node.TARGET.pid());
   }
 
   /** What a read until the server closed brought: the bytes, and whether the close came (else the wait ran out). */

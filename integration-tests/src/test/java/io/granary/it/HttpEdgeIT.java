@@ -3,6 +3,7 @@ package io.granary.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.granary.it.support.Content;
+import io.granary.it.support.Descriptors;
 import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.SigV4;
@@ -338,28 +339,16 @@ class HttpEdgeIT {
         : HttpRequest.BodyPublishers.ofByteArray(sentBody);
     return Http.send(Http.NO_FOLLOW, b.method(method, body));
   }
-
-  /** Open descriptors of the proxy and the target. */
-  private static long[] descriptors() throws IOException {
-    return new long[] {descriptors(Endpoint.PROXY_S3.pid()), descriptors(Endpoint.TARGET_S3.pid())};
+  private static long[] descriptors() {
+    return nodes().now();
   }
 
-  private static long descriptors(long pid) throws IOException {
-    try (Stream<Path> fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
-      return fds.count();
-    }
-  }
-
-  /**
-   * Waits (bounded) until both nodes hold no more descriptors than before, allowing two for connections between
-   * the nodes that a health check or a pool may open meanwhile: a leak of one per refused request is far above it.
-   */
   private static void awaitDescriptors(long[] baseline) {
-    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      long[] now = descriptors();
-      assertThat(now[0]).as("proxy descriptors (before: %d)", baseline[0]).isLessThanOrEqualTo(baseline[0] + 2);
-      assertThat(now[1]).as("target descriptors (before: %d)", baseline[1]).isLessThanOrEqualTo(baseline[1] + 2);
-    });
+    nodes().awaitBack(baseline);
+  }
+
+  private static Descriptors nodes() {
+    return new Descriptors(Endpoint.PROXY_S3.pid(), Endpoint.TARGET_S3.pid());
   }
 
   private static List<Path> workFiles() throws IOException {
