@@ -42,7 +42,7 @@ public interface PutCompletion {
       @Override
       public HttpHeaders complete(PutOperation op) throws IOException {
         HttpHeaders h = new DefaultHttpHeaders();
-        api.describe(h, op.finish());
+        api.describeWrite(h, op.finish());
         return h;
       }
     };
