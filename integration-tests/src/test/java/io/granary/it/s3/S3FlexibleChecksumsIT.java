@@ -26,6 +26,11 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.ChecksumType;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectAttributesResponse;
+import software.amazon.awssdk.services.s3.model.ObjectAttributes;
+import software.amazon.awssdk.services.s3.model.ObjectPart;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -33,7 +38,9 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 /**
  * S3's flexible checksums ({@code x-amz-checksum-crc32|crc32c|crc64nvme|sha1|sha256}) sent as request headers with
  * the AWS SDK: a PUT whose body does not match is 400 BadDigest and stores nothing, and a whole-object GET or HEAD
- * in checksum mode answers the object's checksum (as {@code FULL_OBJECT}) when its bucket keeps one of these types.
+ * in checksum mode answers the checksum the PUT gave (header or the SDK's default trailer), kept with the object, or
+ * else the object's checksum (as {@code FULL_OBJECT}) when its bucket keeps one of these types. GetObjectAttributes
+ * answers the same checksum, the ETag, size, storage class and the pages of a multipart object's parts.
  * Expected values are computed here, independently of Granary's hashers.
  */
 class S3FlexibleChecksumsIT {
@@ -147,14 +154,138 @@ class S3FlexibleChecksumsIT {
   }
 
   @Test
-  void bucketKeepingMd5_answersNoFlexibleChecksum_inChecksumMode() throws Exception {
+  void bucketKeepingMd5_answersNoFlexibleChecksum_inChecksumMode_whenThePutGaveNone() throws Exception {
     String bucket = bucket("md5");
     byte[] data = Content.bytes(14, 5000);
-    s3.putObject(b -> b.bucket(bucket).key("md5-only"), RequestBody.fromBytes(data));
+    Http.Reply put = S3Support.sendSigned(cluster, "PUT", "/" + bucket + "/md5-only", Map.of(), data, data);
+    assertThat(put.status()).as(put.bodyText()).isEqualTo(200);
     HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("md5-only").checksumMode(ChecksumMode.ENABLED));
     assertThat(answered(head.checksumCRC32(), head.checksumCRC32C(), head.checksumCRC64NVME(),
         head.checksumSHA1(), head.checksumSHA256())).isEmpty();
     assertThat(head.checksumType()).isNull();
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key("md5-only")
+        .objectAttributes(ObjectAttributes.CHECKSUM, ObjectAttributes.OBJECT_SIZE));
+    assertThat(attrs.checksum()).isNull();
+    assertThat(attrs.objectSize()).isEqualTo(5000L);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"crc32", "crc32c", "crc64nvme", "sha1", "sha256"})
+  void checksumGivenOnPut_isEchoed_kept_andAnsweredInChecksumMode_whateverTheBucketKeeps(String type)
+      throws Exception {
+    String bucket = bucket("md5");
+    String key = "kept-" + type;
+    byte[] data = Content.bytes(type.hashCode() + 1, 200_001);
+    String sum = base64Of(type, data);
+
+    PutObjectResponse put = s3.putObject(with(type, PutObjectRequest.builder().bucket(bucket).key(key), sum).build(),
+        RequestBody.fromBytes(data));
+    assertThat(answered(put.checksumCRC32(), put.checksumCRC32C(), put.checksumCRC64NVME(), put.checksumSHA1(),
+        put.checksumSHA256())).as("echoed by the PUT").isEqualTo(Map.of(type, sum));
+
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(key).checksumMode(ChecksumMode.ENABLED));
+    assertThat(answered(head.checksumCRC32(), head.checksumCRC32C(), head.checksumCRC64NVME(),
+        head.checksumSHA1(), head.checksumSHA256())).isEqualTo(Map.of(type, sum));
+    assertThat(head.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)
+        .checksumMode(ChecksumMode.ENABLED));
+    assertThat(got.asByteArray()).isEqualTo(data);
+    assertThat(answered(got.response().checksumCRC32(), got.response().checksumCRC32C(),
+        got.response().checksumCRC64NVME(), got.response().checksumSHA1(), got.response().checksumSHA256()))
+        .isEqualTo(Map.of(type, sum));
+    GetObjectResponse ranged = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key).range("bytes=0-9")
+        .checksumMode(ChecksumMode.ENABLED)).response();
+    assertThat(answered(ranged.checksumCRC32(), ranged.checksumCRC32C(), ranged.checksumCRC64NVME(),
+        ranged.checksumSHA1(), ranged.checksumSHA256())).as("none for a range").isEmpty();
+
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key(key)
+        .objectAttributes(ObjectAttributes.CHECKSUM));
+    assertThat(answered(attrs.checksum().checksumCRC32(), attrs.checksum().checksumCRC32C(),
+        attrs.checksum().checksumCRC64NVME(), attrs.checksum().checksumSHA1(), attrs.checksum().checksumSHA256()))
+        .isEqualTo(Map.of(type, sum));
+    assertThat(attrs.checksum().checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    assertThat(attrs.eTag()).as("not asked for").isNull();
+  }
+
+  @Test
+  void defaultSdkPut_withACrc32Trailer_keepsAndEchoesTheTrailersValue() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(16, 300_000);
+    PutObjectResponse put = s3.putObject(b -> b.bucket(bucket).key("trailer"), RequestBody.fromBytes(data));
+    assertThat(S3Support.sentHeader("PutObject", "x-amz-trailer")).as("the SDK sent a trailer")
+        .isEqualTo("x-amz-checksum-crc32");
+    String sum = base64Of("crc32", data);
+    assertThat(put.checksumCRC32()).isEqualTo(sum);
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("trailer").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumCRC32()).isEqualTo(sum);
+    assertThat(head.checksumCRC32C()).isNull();
+  }
+
+  @Test
+  void getObjectAttributes_ofASinglePutObject_answersEveryAttributeButParts() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(17, 12_345);
+    String crc32c = base64Of("crc32c", data);
+    String etag = s3.putObject(b -> b.bucket(bucket).key("attrs-single").checksumCRC32C(crc32c),
+        RequestBody.fromBytes(data)).eTag();
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-single")
+        .objectAttributes(ObjectAttributes.E_TAG, ObjectAttributes.CHECKSUM, ObjectAttributes.OBJECT_PARTS,
+            ObjectAttributes.STORAGE_CLASS, ObjectAttributes.OBJECT_SIZE));
+    assertThat(attrs.eTag()).isEqualTo(S3Support.unquote(etag)).isEqualTo(S3Support.md5Hex(data));
+    assertThat(attrs.checksum().checksumCRC32C()).isEqualTo(crc32c);
+    assertThat(attrs.objectParts()).as("no parts for a single PUT").isNull();
+    assertThat(attrs.storageClassAsString()).isEqualTo("STANDARD");
+    assertThat(attrs.objectSize()).isEqualTo(12_345L);
+    assertThat(attrs.lastModified()).isNotNull();
+  }
+
+  @Test
+  void getObjectAttributes_ofAMultipartObject_pagesItsParts() throws Exception {
+    String bucket = bucket("md5");
+    long part = 5L << 20;
+    byte[][] parts = {Content.bytes(21, (int) part), Content.bytes(22, (int) part), Content.bytes(23, 1234)};
+    String upload = s3.createMultipartUpload(b -> b.bucket(bucket).key("attrs-mpu")).uploadId();
+    java.util.List<CompletedPart> done = new java.util.ArrayList<>();
+    for (int i = 0; i < parts.length; i++) {
+      int n = i + 1;
+      String etag = s3.uploadPart(b -> b.bucket(bucket).key("attrs-mpu").uploadId(upload).partNumber(n),
+          RequestBody.fromBytes(parts[n - 1])).eTag();
+      done.add(CompletedPart.builder().partNumber(n).eTag(etag).build());
+    }
+    String etag = s3.completeMultipartUpload(b -> b.bucket(bucket).key("attrs-mpu").uploadId(upload)
+        .multipartUpload(m -> m.parts(done))).eTag();
+
+    GetObjectAttributesResponse first = s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-mpu")
+        .objectAttributes(ObjectAttributes.OBJECT_PARTS, ObjectAttributes.E_TAG, ObjectAttributes.OBJECT_SIZE)
+        .maxParts(2));
+    assertThat(first.eTag()).isEqualTo(S3Support.unquote(etag)).endsWith("-3");
+    assertThat(first.objectSize()).isEqualTo(2 * part + 1234);
+    assertThat(first.objectParts().totalPartsCount()).isEqualTo(3);
+    assertThat(first.objectParts().maxParts()).isEqualTo(2);
+    assertThat(first.objectParts().isTruncated()).isTrue();
+    assertThat(first.objectParts().parts()).extracting(ObjectPart::partNumber).containsExactly(1, 2);
+    assertThat(first.objectParts().parts()).extracting(ObjectPart::size).containsExactly(part, part);
+    assertThat(first.objectParts().nextPartNumberMarker()).isEqualTo(2);
+
+    GetObjectAttributesResponse rest = s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-mpu")
+        .objectAttributes(ObjectAttributes.OBJECT_PARTS).maxParts(2)
+        .partNumberMarker(first.objectParts().nextPartNumberMarker()));
+    assertThat(rest.objectParts().isTruncated()).isFalse();
+    assertThat(rest.objectParts().partNumberMarker()).isEqualTo(2);
+    assertThat(rest.objectParts().parts()).extracting(ObjectPart::partNumber).containsExactly(3);
+    assertThat(rest.objectParts().parts()).extracting(ObjectPart::size).containsExactly(1234L);
+  }
+
+  @Test
+  void getObjectAttributes_withAnUnknownAttribute_is400_andOfAMissingKey_is404NoSuchKey() throws Exception {
+    String bucket = bucket("md5");
+    s3.putObject(b -> b.bucket(bucket).key("attrs-bad"), RequestBody.fromBytes(Content.bytes(18, 10)));
+    assertS3Error(() -> s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-bad")
+        .objectAttributesWithStrings("ETag", "Colour")), 400, "InvalidArgument");
+    assertS3Error(() -> s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-bad")
+        .objectAttributes(ObjectAttributes.E_TAG).maxParts(-1)), 400, "InvalidArgument");
+    assertS3Error(() -> s3.getObjectAttributes(b -> b.bucket(bucket).key("no-such-key")
+        .objectAttributes(ObjectAttributes.E_TAG)), 404, "NoSuchKey");
   }
 
   private static PutObjectRequest.Builder with(String type, PutObjectRequest.Builder b, String value) {

@@ -11,7 +11,12 @@ import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.s3.AttributesRequest.Attribute;
 import io.granary.target.storage.ObjectStore;
+import io.netty.handler.codec.DateFormatter;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.Date;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,7 +46,9 @@ final class ObjectAttributesHandler implements RequestHandler {
       throw api.notFound(ex, req);
     }
     api.authorizeRead(ex, meta);
-    S3Responses.xml(ex, HttpResponseStatus.OK, answer(asked, meta));
+    HttpHeaders h = new DefaultHttpHeaders();
+    h.set(HttpHeaderNames.LAST_MODIFIED, DateFormatter.format(new Date(meta.mtime()))); // S3 answers it too
+    S3Responses.xml(ex, HttpResponseStatus.OK, answer(asked, meta), h);
   }
 
   static GetObjectAttributesResponse answer(AttributesRequest asked, ObjectMeta meta) {
