@@ -24,7 +24,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectAttributesResponse;
@@ -286,6 +290,76 @@ class S3FlexibleChecksumsIT {
         .objectAttributes(ObjectAttributes.E_TAG).maxParts(-1)), 400, "InvalidArgument");
     assertS3Error(() -> s3.getObjectAttributes(b -> b.bucket(bucket).key("no-such-key")
         .objectAttributes(ObjectAttributes.E_TAG)), 404, "NoSuchKey");
+  }
+
+  @Test
+  void multipartUpload_withCrc32Composite_keepsPartChecksums_andCompletesWithTheChecksumOfThem() throws Exception {
+    String bucket = bucket("md5");
+    byte[][] parts = {Content.bytes(31, 5 << 20), Content.bytes(32, 5 << 20), Content.bytes(33, 777)};
+    CreateMultipartUploadResponse created = s3.createMultipartUpload(b -> b.bucket(bucket).key("composite")
+        .checksumAlgorithm(ChecksumAlgorithm.CRC32));
+    assertThat(created.checksumAlgorithm()).isEqualTo(ChecksumAlgorithm.CRC32);
+    assertThat(created.checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+    java.io.ByteArrayOutputStream partSums = new java.io.ByteArrayOutputStream();
+    java.util.List<CompletedPart> done = new java.util.ArrayList<>();
+    for (int i = 0; i < parts.length; i++) {
+      int n = i + 1;
+      UploadPartResponse r = s3.uploadPart(b -> b.bucket(bucket).key("composite").uploadId(created.uploadId())
+          .partNumber(n).checksumAlgorithm(ChecksumAlgorithm.CRC32), RequestBody.fromBytes(parts[n - 1]));
+      String sum = base64Of("crc32", parts[n - 1]);
+      assertThat(r.checksumCRC32()).as("part %d echoed", n).isEqualTo(sum);
+      partSums.write(Base64.getDecoder().decode(sum));
+      done.add(CompletedPart.builder().partNumber(n).eTag(r.eTag()).checksumCRC32(sum).build());
+    }
+    CompleteMultipartUploadResponse completed = s3.completeMultipartUpload(b -> b.bucket(bucket).key("composite")
+        .uploadId(created.uploadId()).multipartUpload(m -> m.parts(done)));
+    String composite = base64Of("crc32", partSums.toByteArray()) + "-3";
+    assertThat(completed.checksumCRC32()).isEqualTo(composite);
+    assertThat(completed.checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("composite").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumCRC32()).isEqualTo(composite);
+    assertThat(head.checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key("composite")
+        .objectAttributes(ObjectAttributes.CHECKSUM));
+    assertThat(attrs.checksum().checksumCRC32()).isEqualTo(composite);
+    assertThat(attrs.checksum().checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+  }
+
+  @Test
+  void multipartUpload_withCrc32cFullObject_completesWithTheCrcOfTheWholeContent() throws Exception {
+    String bucket = bucket("xxhash");
+    byte[][] parts = {Content.bytes(41, 5 << 20), Content.bytes(42, 4321)};
+    CreateMultipartUploadResponse created = s3.createMultipartUpload(b -> b.bucket(bucket).key("full")
+        .checksumAlgorithm(ChecksumAlgorithm.CRC32_C).checksumType(ChecksumType.FULL_OBJECT));
+    assertThat(created.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    java.util.List<CompletedPart> done = new java.util.ArrayList<>();
+    java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+    for (int i = 0; i < parts.length; i++) {
+      int n = i + 1;
+      String etag = s3.uploadPart(b -> b.bucket(bucket).key("full").uploadId(created.uploadId()).partNumber(n)
+          .checksumAlgorithm(ChecksumAlgorithm.CRC32_C), RequestBody.fromBytes(parts[n - 1])).eTag();
+      whole.write(parts[n - 1]);
+      done.add(CompletedPart.builder().partNumber(n).eTag(etag).build());
+    }
+    CompleteMultipartUploadResponse completed = s3.completeMultipartUpload(b -> b.bucket(bucket).key("full")
+        .uploadId(created.uploadId()).multipartUpload(m -> m.parts(done)));
+    String full = base64Of("crc32c", whole.toByteArray());
+    assertThat(completed.checksumCRC32C()).isEqualTo(full);
+    assertThat(completed.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("full").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumCRC32C()).isEqualTo(full);
+    assertThat(head.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+  }
+
+  @Test
+  void createMultipartUpload_withAnUnknownAlgorithm_orAFullObjectSha_is400InvalidRequest() throws Exception {
+    String bucket = bucket("md5");
+    assertS3Error(() -> s3.createMultipartUpload(b -> b.bucket(bucket).key("bad-sum")
+        .checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumType(ChecksumType.FULL_OBJECT)), 400, "InvalidRequest");
+    assertS3Error(() -> s3.createMultipartUpload(b -> b.bucket(bucket).key("bad-sum")
+        .checksumAlgorithm("MD4")), 400, "InvalidRequest");
+    assertThat(s3.listMultipartUploads(b -> b.bucket(bucket).prefix("bad-sum")).uploads()).isEmpty();
   }
 
   private static PutObjectRequest.Builder with(String type, PutObjectRequest.Builder b, String value) {

@@ -2,6 +2,7 @@ package io.granary.target.http;
 
 import io.granary.common.http.HttpExchange;
 import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.PutOptions;
 import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -22,6 +23,11 @@ public interface PutCompletion {
    */
   default WriteCondition condition(HttpExchange ex) {
     return WriteCondition.NONE;
+  }
+
+  /** The options the write runs with, from those the request asked for (after {@link #check}). */
+  default PutOptions options(PutOptions asked) {
+    return asked;
   }
 
   /** Finishes the body and returns the headers of the answer (disk pool). */
