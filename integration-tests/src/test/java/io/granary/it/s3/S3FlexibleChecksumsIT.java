@@ -31,6 +31,7 @@ import software.amazon.awssdk.services.s3.model.CreateMultipartUploadResponse;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CopyObjectResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectAttributesResponse;
 import software.amazon.awssdk.services.s3.model.ObjectAttributes;
 import software.amazon.awssdk.services.s3.model.ObjectPart;
@@ -360,6 +361,19 @@ class S3FlexibleChecksumsIT {
     assertS3Error(() -> s3.createMultipartUpload(b -> b.bucket(bucket).key("bad-sum")
         .checksumAlgorithm("MD4")), 400, "InvalidRequest");
     assertThat(s3.listMultipartUploads(b -> b.bucket(bucket).prefix("bad-sum")).uploads()).isEmpty();
+  }
+
+  @Test
+  void copyObject_withAChecksumAlgorithm_keepsThatChecksumOfTheCopy() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(51, 70_000);
+    s3.putObject(b -> b.bucket(bucket).key("copy-src"), RequestBody.fromBytes(data));
+    CopyObjectResponse copied = s3.copyObject(b -> b.sourceBucket(bucket).sourceKey("copy-src")
+        .destinationBucket(bucket).destinationKey("copy-dst").checksumAlgorithm(ChecksumAlgorithm.SHA256));
+    String sha256 = base64Of("sha256", data);
+    assertThat(copied.copyObjectResult().checksumSHA256()).isEqualTo(sha256);
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("copy-dst").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumSHA256()).isEqualTo(sha256);
   }
 
   private static PutObjectRequest.Builder with(String type, PutObjectRequest.Builder b, String value) {

@@ -7,7 +7,6 @@ import io.granary.common.s3.ListedObject;
 import io.granary.common.s3.ObjectChecksum;
 import io.granary.common.s3.ObjectPartsPage;
 import io.granary.common.s3.S3Responses;
-import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.s3.AttributesRequest.Attribute;
 import io.granary.target.storage.ObjectStore;
@@ -52,11 +51,7 @@ final class ObjectAttributesHandler implements RequestHandler {
   }
 
   static GetObjectAttributesResponse answer(AttributesRequest asked, ObjectMeta meta) {
-    FlexibleChecksum flexible = meta.flexible();
-    ObjectChecksum checksum = asked.wants(Attribute.CHECKSUM) && flexible != null
-        ? new ObjectChecksum(flexible.type().wireName(), flexible.wireValue(meta.partSizes().size()),
-            flexible.kind().name())
-        : null;
+    ObjectChecksum checksum = asked.wants(Attribute.CHECKSUM) ? FlexibleChecksums.of(meta) : null;
     return new GetObjectAttributesResponse(
         asked.wants(Attribute.ETAG) ? meta.effectiveEtag() : null,
         checksum,

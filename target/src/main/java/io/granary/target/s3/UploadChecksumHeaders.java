@@ -11,7 +11,8 @@ import java.util.Locale;
 /**
  * The flexible checksum of CreateMultipartUpload: {@code x-amz-checksum-algorithm} (CRC32, CRC32C, CRC64NVME, SHA1,
  * SHA256) and {@code x-amz-checksum-type} (COMPOSITE or FULL_OBJECT; S3's default by algorithm when absent), read
- * from the request and echoed in the answer. Anything else is 400 InvalidRequest, as S3 answers.
+ * from the request and echoed in the answer; CopyObject takes the algorithm alone. Anything else is 400
+ * InvalidRequest, as S3 answers.
  */
 final class UploadChecksumHeaders {
   static final String ALGORITHM = "x-amz-checksum-algorithm";
@@ -21,23 +22,13 @@ final class UploadChecksumHeaders {
 
   /** The upload's checksum, or null when the request names none. */
   static UploadChecksum parse(HttpHeaders h) {
-    String algorithm = h.get(ALGORITHM);
+    ChecksumType t = algorithm(h);
     String type = h.get(TYPE);
-    if (algorithm == null) {
+    if (t == null) {
       if (type != null) {
         throw invalid("x-amz-checksum-type needs x-amz-checksum-algorithm");
       }
       return null;
-    }
-    ChecksumType t;
-    try {
-      t = ChecksumType.parse(algorithm.strip());
-    } catch (IllegalArgumentException e) {
-      t = null;
-    }
-    if (t == null || !t.s3Flexible()) {
-      throw invalid("Checksum algorithm provided is unsupported. Please try again with any of the valid types: "
-          + "[CRC32, CRC32C, CRC64NVME, SHA1, SHA256]");
     }
     FlexibleChecksum.Kind kind;
     try {
@@ -52,6 +43,25 @@ final class UploadChecksumHeaders {
       throw invalid("The " + t.wireName().toUpperCase(Locale.ROOT) + " checksum algorithm does not support the "
           + kind + " checksum type");
     }
+  }
+
+  /** The algorithm {@code x-amz-checksum-algorithm} names, or null when absent. */
+  static ChecksumType algorithm(HttpHeaders h) {
+    String algorithm = h.get(ALGORITHM);
+    if (algorithm == null) {
+      return null;
+    }
+    ChecksumType t;
+    try {
+      t = ChecksumType.parse(algorithm.strip());
+    } catch (IllegalArgumentException e) {
+      t = null;
+    }
+    if (t == null || !t.s3Flexible()) {
+      throw invalid("Checksum algorithm provided is unsupported. Please try again with any of the valid types: "
+          + "[CRC32, CRC32C, CRC64NVME, SHA1, SHA256]");
+    }
+    return t;
   }
 
   static void echo(HttpHeaders h, UploadChecksum c) {
