@@ -354,6 +354,21 @@ class S3FlexibleChecksumsIT {
   }
 
   @Test
+  void uploadPartCopy_intoAComposite_upload_getsThePartsChecksum() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(61, 90_000);
+    s3.putObject(b -> b.bucket(bucket).key("part-src"), RequestBody.fromBytes(data));
+    String upload = s3.createMultipartUpload(b -> b.bucket(bucket).key("part-copied")
+        .checksumAlgorithm(ChecksumAlgorithm.SHA1)).uploadId();
+    String etag = s3.uploadPartCopy(b -> b.sourceBucket(bucket).sourceKey("part-src").destinationBucket(bucket)
+        .destinationKey("part-copied").uploadId(upload).partNumber(1)).copyPartResult().eTag();
+    CompleteMultipartUploadResponse completed = s3.completeMultipartUpload(b -> b.bucket(bucket).key("part-copied")
+        .uploadId(upload).multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag))));
+    String composite = base64Of("sha1", Base64.getDecoder().decode(base64Of("sha1", data))) + "-1";
+    assertThat(completed.checksumSHA1()).isEqualTo(composite);
+  }
+
+  @Test
   void createMultipartUpload_withAnUnknownAlgorithm_orAFullObjectSha_is400InvalidRequest() throws Exception {
     String bucket = bucket("md5");
     assertS3Error(() -> s3.createMultipartUpload(b -> b.bucket(bucket).key("bad-sum")

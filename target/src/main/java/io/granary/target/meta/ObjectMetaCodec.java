@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * parse. Layout (big-endian, strings as Java modified-UTF-8 with a 2-byte length):
  *
  * <pre>
- * byte   format version (3; older records, without the fields of later versions, are still read)
+ * byte   format version (4, 5 or 6, the lowest that holds the record; older records, without the fields of later
+ *        versions, are still read)
  * long   size
  * long   mtime (epoch ms)
  * byte   checksum type (1 xxhash64, 2 md5, 3 crc32c, 4 sha256, 5 crc32, 6 sha1; stable, never reordered)
