@@ -31,11 +31,6 @@ public final class AwsChunkedBody implements RequestBody {
   }
 
   @Override
-  public String checksumTrailer() {
-    return decoder.checksumTrailer();
-  }
-
-  @Override
   public long decodedLength() {
     return decodedLength;
   }

@@ -2,7 +2,6 @@ package io.granary.target.http;
 
 import io.granary.common.http.HttpExchange;
 import io.granary.target.storage.PutOperation;
-import io.granary.target.storage.PutOptions;
 import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -25,11 +24,6 @@ public interface PutCompletion {
     return WriteCondition.NONE;
   }
 
-  /** The options the write runs with, from those the request asked for (after {@link #check}). */
-  default PutOptions options(PutOptions asked) {
-    return asked;
-  }
-
   /** Finishes the body and returns the headers of the answer (disk pool). */
   HttpHeaders complete(PutOperation op) throws IOException;
 
@@ -48,7 +42,7 @@ public interface PutCompletion {
       @Override
       public HttpHeaders complete(PutOperation op) throws IOException {
         HttpHeaders h = new DefaultHttpHeaders();
-        api.describeWrite(h, op.finish());
+        api.describe(h, op.finish());
         return h;
       }
     };
