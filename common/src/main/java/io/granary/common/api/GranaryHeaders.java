@@ -25,5 +25,13 @@ public final class GranaryHeaders {
    */
   public static final AsciiString ANONYMOUS = AsciiString.cached("granary-anonymous");
 
+  /**
+   * Set by a proxy on an S3 PUT or UploadPart whose aws-chunked body ended in a checksum trailer the proxy verified:
+   * the trailer's name ({@code x-amz-checksum-crc32}...). The target receives the decoded body only, computes that
+   * checksum too and keeps it with the object as if the client had sent it as a header. A proxy drops any a client
+   * sent.
+   */
+  public static final AsciiString CHECKSUM_TRAILER = AsciiString.cached("granary-checksum-trailer");
+
   private GranaryHeaders() {}
 }

@@ -24,8 +24,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 import software.amazon.awssdk.services.s3.model.ChecksumType;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CopyObjectResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectAttributesResponse;
+import software.amazon.awssdk.services.s3.model.ObjectAttributes;
+import software.amazon.awssdk.services.s3.model.ObjectPart;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -33,7 +43,9 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 /**
  * S3's flexible checksums ({@code x-amz-checksum-crc32|crc32c|crc64nvme|sha1|sha256}) sent as request headers with
  * the AWS SDK: a PUT whose body does not match is 400 BadDigest and stores nothing, and a whole-object GET or HEAD
- * in checksum mode answers the object's checksum (as {@code FULL_OBJECT}) when its bucket keeps one of these types.
+ * in checksum mode answers the checksum the PUT gave (header or the SDK's default trailer), kept with the object, or
+ * else the object's checksum (as {@code FULL_OBJECT}) when its bucket keeps one of these types. GetObjectAttributes
+ * answers the same checksum, the ETag, size, storage class and the pages of a multipart object's parts.
  * Expected values are computed here, independently of Granary's hashers.
  */
 class S3FlexibleChecksumsIT {
@@ -147,14 +159,236 @@ class S3FlexibleChecksumsIT {
   }
 
   @Test
-  void bucketKeepingMd5_answersNoFlexibleChecksum_inChecksumMode() throws Exception {
+  void bucketKeepingMd5_answersNoFlexibleChecksum_inChecksumMode_whenThePutGaveNone() throws Exception {
     String bucket = bucket("md5");
     byte[] data = Content.bytes(14, 5000);
-    s3.putObject(b -> b.bucket(bucket).key("md5-only"), RequestBody.fromBytes(data));
+    Http.Reply put = S3Support.sendSigned(cluster, "PUT", "/" + bucket + "/md5-only", Map.of(), data, data);
+    assertThat(put.status()).as(put.bodyText()).isEqualTo(200);
     HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("md5-only").checksumMode(ChecksumMode.ENABLED));
     assertThat(answered(head.checksumCRC32(), head.checksumCRC32C(), head.checksumCRC64NVME(),
         head.checksumSHA1(), head.checksumSHA256())).isEmpty();
     assertThat(head.checksumType()).isNull();
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key("md5-only")
+        .objectAttributes(ObjectAttributes.CHECKSUM, ObjectAttributes.OBJECT_SIZE));
+    assertThat(attrs.checksum()).isNull();
+    assertThat(attrs.objectSize()).isEqualTo(5000L);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"crc32", "crc32c", "crc64nvme", "sha1", "sha256"})
+  void checksumGivenOnPut_isEchoed_kept_andAnsweredInChecksumMode_whateverTheBucketKeeps(String type)
+      throws Exception {
+    String bucket = bucket("md5");
+    String key = "kept-" + type;
+    byte[] data = Content.bytes(type.hashCode() + 1, 200_001);
+    String sum = base64Of(type, data);
+
+    PutObjectResponse put = s3.putObject(with(type, PutObjectRequest.builder().bucket(bucket).key(key), sum).build(),
+        RequestBody.fromBytes(data));
+    assertThat(answered(put.checksumCRC32(), put.checksumCRC32C(), put.checksumCRC64NVME(), put.checksumSHA1(),
+        put.checksumSHA256())).as("echoed by the PUT").isEqualTo(Map.of(type, sum));
+
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(key).checksumMode(ChecksumMode.ENABLED));
+    assertThat(answered(head.checksumCRC32(), head.checksumCRC32C(), head.checksumCRC64NVME(),
+        head.checksumSHA1(), head.checksumSHA256())).isEqualTo(Map.of(type, sum));
+    assertThat(head.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)
+        .checksumMode(ChecksumMode.ENABLED));
+    assertThat(got.asByteArray()).isEqualTo(data);
+    assertThat(answered(got.response().checksumCRC32(), got.response().checksumCRC32C(),
+        got.response().checksumCRC64NVME(), got.response().checksumSHA1(), got.response().checksumSHA256()))
+        .isEqualTo(Map.of(type, sum));
+    GetObjectResponse ranged = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key).range("bytes=0-9")
+        .checksumMode(ChecksumMode.ENABLED)).response();
+    assertThat(answered(ranged.checksumCRC32(), ranged.checksumCRC32C(), ranged.checksumCRC64NVME(),
+        ranged.checksumSHA1(), ranged.checksumSHA256())).as("none for a range").isEmpty();
+
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key(key)
+        .objectAttributes(ObjectAttributes.CHECKSUM));
+    assertThat(answered(attrs.checksum().checksumCRC32(), attrs.checksum().checksumCRC32C(),
+        attrs.checksum().checksumCRC64NVME(), attrs.checksum().checksumSHA1(), attrs.checksum().checksumSHA256()))
+        .isEqualTo(Map.of(type, sum));
+    assertThat(attrs.checksum().checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    assertThat(attrs.eTag()).as("not asked for").isNull();
+  }
+
+  @Test
+  void defaultSdkPut_withACrc32Trailer_keepsAndEchoesTheTrailersValue() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(16, 300_000);
+    PutObjectResponse put = s3.putObject(b -> b.bucket(bucket).key("trailer"), RequestBody.fromBytes(data));
+    assertThat(S3Support.sentHeader("PutObject", "x-amz-trailer")).as("the SDK sent a trailer")
+        .isEqualTo("x-amz-checksum-crc32");
+    String sum = base64Of("crc32", data);
+    assertThat(put.checksumCRC32()).isEqualTo(sum);
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("trailer").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumCRC32()).isEqualTo(sum);
+    assertThat(head.checksumCRC32C()).isNull();
+  }
+
+  @Test
+  void getObjectAttributes_ofASinglePutObject_answersEveryAttributeButParts() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(17, 12_345);
+    String crc32c = base64Of("crc32c", data);
+    String etag = s3.putObject(b -> b.bucket(bucket).key("attrs-single").checksumCRC32C(crc32c),
+        RequestBody.fromBytes(data)).eTag();
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-single")
+        .objectAttributes(ObjectAttributes.E_TAG, ObjectAttributes.CHECKSUM, ObjectAttributes.OBJECT_PARTS,
+            ObjectAttributes.STORAGE_CLASS, ObjectAttributes.OBJECT_SIZE));
+    assertThat(attrs.eTag()).isEqualTo(S3Support.unquote(etag)).isEqualTo(S3Support.md5Hex(data));
+    assertThat(attrs.checksum().checksumCRC32C()).isEqualTo(crc32c);
+    assertThat(attrs.objectParts()).as("no parts for a single PUT").isNull();
+    assertThat(attrs.storageClassAsString()).isEqualTo("STANDARD");
+    assertThat(attrs.objectSize()).isEqualTo(12_345L);
+    assertThat(attrs.lastModified()).isNotNull();
+  }
+
+  @Test
+  void getObjectAttributes_ofAMultipartObject_pagesItsParts() throws Exception {
+    String bucket = bucket("md5");
+    long part = 5L << 20;
+    byte[][] parts = {Content.bytes(21, (int) part), Content.bytes(22, (int) part), Content.bytes(23, 1234)};
+    String upload = s3.createMultipartUpload(b -> b.bucket(bucket).key("attrs-mpu")).uploadId();
+    java.util.List<CompletedPart> done = new java.util.ArrayList<>();
+    for (int i = 0; i < parts.length; i++) {
+      int n = i + 1;
+      String etag = s3.uploadPart(b -> b.bucket(bucket).key("attrs-mpu").uploadId(upload).partNumber(n),
+          RequestBody.fromBytes(parts[n - 1])).eTag();
+      done.add(CompletedPart.builder().partNumber(n).eTag(etag).build());
+    }
+    String etag = s3.completeMultipartUpload(b -> b.bucket(bucket).key("attrs-mpu").uploadId(upload)
+        .multipartUpload(m -> m.parts(done))).eTag();
+
+    GetObjectAttributesResponse first = s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-mpu")
+        .objectAttributes(ObjectAttributes.OBJECT_PARTS, ObjectAttributes.E_TAG, ObjectAttributes.OBJECT_SIZE)
+        .maxParts(2));
+    assertThat(first.eTag()).isEqualTo(S3Support.unquote(etag)).endsWith("-3");
+    assertThat(first.objectSize()).isEqualTo(2 * part + 1234);
+    assertThat(first.objectParts().totalPartsCount()).isEqualTo(3);
+    assertThat(first.objectParts().maxParts()).isEqualTo(2);
+    assertThat(first.objectParts().isTruncated()).isTrue();
+    assertThat(first.objectParts().parts()).extracting(ObjectPart::partNumber).containsExactly(1, 2);
+    assertThat(first.objectParts().parts()).extracting(ObjectPart::size).containsExactly(part, part);
+    assertThat(first.objectParts().nextPartNumberMarker()).isEqualTo(2);
+
+    GetObjectAttributesResponse rest = s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-mpu")
+        .objectAttributes(ObjectAttributes.OBJECT_PARTS).maxParts(2)
+        .partNumberMarker(first.objectParts().nextPartNumberMarker()));
+    assertThat(rest.objectParts().isTruncated()).isFalse();
+    assertThat(rest.objectParts().partNumberMarker()).isEqualTo(2);
+    assertThat(rest.objectParts().parts()).extracting(ObjectPart::partNumber).containsExactly(3);
+    assertThat(rest.objectParts().parts()).extracting(ObjectPart::size).containsExactly(1234L);
+  }
+
+  @Test
+  void getObjectAttributes_withAnUnknownAttribute_is400_andOfAMissingKey_is404NoSuchKey() throws Exception {
+    String bucket = bucket("md5");
+    s3.putObject(b -> b.bucket(bucket).key("attrs-bad"), RequestBody.fromBytes(Content.bytes(18, 10)));
+    assertS3Error(() -> s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-bad")
+        .objectAttributesWithStrings("ETag", "Colour")), 400, "InvalidArgument");
+    assertS3Error(() -> s3.getObjectAttributes(b -> b.bucket(bucket).key("attrs-bad")
+        .objectAttributes(ObjectAttributes.E_TAG).maxParts(-1)), 400, "InvalidArgument");
+    assertS3Error(() -> s3.getObjectAttributes(b -> b.bucket(bucket).key("no-such-key")
+        .objectAttributes(ObjectAttributes.E_TAG)), 404, "NoSuchKey");
+  }
+
+  @Test
+  void multipartUpload_withCrc32Composite_keepsPartChecksums_andCompletesWithTheChecksumOfThem() throws Exception {
+    String bucket = bucket("md5");
+    byte[][] parts = {Content.bytes(31, 5 << 20), Content.bytes(32, 5 << 20), Content.bytes(33, 777)};
+    CreateMultipartUploadResponse created = s3.createMultipartUpload(b -> b.bucket(bucket).key("composite")
+        .checksumAlgorithm(ChecksumAlgorithm.CRC32));
+    assertThat(created.checksumAlgorithm()).isEqualTo(ChecksumAlgorithm.CRC32);
+    assertThat(created.checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+    java.io.ByteArrayOutputStream partSums = new java.io.ByteArrayOutputStream();
+    java.util.List<CompletedPart> done = new java.util.ArrayList<>();
+    for (int i = 0; i < parts.length; i++) {
+      int n = i + 1;
+      UploadPartResponse r = s3.uploadPart(b -> b.bucket(bucket).key("composite").uploadId(created.uploadId())
+          .partNumber(n).checksumAlgorithm(ChecksumAlgorithm.CRC32), RequestBody.fromBytes(parts[n - 1]));
+      String sum = base64Of("crc32", parts[n - 1]);
+      assertThat(r.checksumCRC32()).as("part %d echoed", n).isEqualTo(sum);
+      partSums.write(Base64.getDecoder().decode(sum));
+      done.add(CompletedPart.builder().partNumber(n).eTag(r.eTag()).checksumCRC32(sum).build());
+    }
+    CompleteMultipartUploadResponse completed = s3.completeMultipartUpload(b -> b.bucket(bucket).key("composite")
+        .uploadId(created.uploadId()).multipartUpload(m -> m.parts(done)));
+    String composite = base64Of("crc32", partSums.toByteArray()) + "-3";
+    assertThat(completed.checksumCRC32()).isEqualTo(composite);
+    assertThat(completed.checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("composite").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumCRC32()).isEqualTo(composite);
+    assertThat(head.checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+    GetObjectAttributesResponse attrs = s3.getObjectAttributes(b -> b.bucket(bucket).key("composite")
+        .objectAttributes(ObjectAttributes.CHECKSUM));
+    assertThat(attrs.checksum().checksumCRC32()).isEqualTo(composite);
+    assertThat(attrs.checksum().checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+  }
+
+  @Test
+  void multipartUpload_withCrc32cFullObject_completesWithTheCrcOfTheWholeContent() throws Exception {
+    String bucket = bucket("xxhash");
+    byte[][] parts = {Content.bytes(41, 5 << 20), Content.bytes(42, 4321)};
+    CreateMultipartUploadResponse created = s3.createMultipartUpload(b -> b.bucket(bucket).key("full")
+        .checksumAlgorithm(ChecksumAlgorithm.CRC32_C).checksumType(ChecksumType.FULL_OBJECT));
+    assertThat(created.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    java.util.List<CompletedPart> done = new java.util.ArrayList<>();
+    java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+    for (int i = 0; i < parts.length; i++) {
+      int n = i + 1;
+      String etag = s3.uploadPart(b -> b.bucket(bucket).key("full").uploadId(created.uploadId()).partNumber(n)
+          .checksumAlgorithm(ChecksumAlgorithm.CRC32_C), RequestBody.fromBytes(parts[n - 1])).eTag();
+      whole.write(parts[n - 1]);
+      done.add(CompletedPart.builder().partNumber(n).eTag(etag).build());
+    }
+    CompleteMultipartUploadResponse completed = s3.completeMultipartUpload(b -> b.bucket(bucket).key("full")
+        .uploadId(created.uploadId()).multipartUpload(m -> m.parts(done)));
+    String full = base64Of("crc32c", whole.toByteArray());
+    assertThat(completed.checksumCRC32C()).isEqualTo(full);
+    assertThat(completed.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("full").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumCRC32C()).isEqualTo(full);
+    assertThat(head.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+  }
+
+  @Test
+  void uploadPartCopy_intoAComposite_upload_getsThePartsChecksum() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(61, 90_000);
+    s3.putObject(b -> b.bucket(bucket).key("part-src"), RequestBody.fromBytes(data));
+    String upload = s3.createMultipartUpload(b -> b.bucket(bucket).key("part-copied")
+        .checksumAlgorithm(ChecksumAlgorithm.SHA1)).uploadId();
+    String etag = s3.uploadPartCopy(b -> b.sourceBucket(bucket).sourceKey("part-src").destinationBucket(bucket)
+        .destinationKey("part-copied").uploadId(upload).partNumber(1)).copyPartResult().eTag();
+    CompleteMultipartUploadResponse completed = s3.completeMultipartUpload(b -> b.bucket(bucket).key("part-copied")
+        .uploadId(upload).multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag))));
+    String composite = base64Of("sha1", Base64.getDecoder().decode(base64Of("sha1", data))) + "-1";
+    assertThat(completed.checksumSHA1()).isEqualTo(composite);
+  }
+
+  @Test
+  void createMultipartUpload_withAnUnknownAlgorithm_orAFullObjectSha_is400InvalidRequest() throws Exception {
+    String bucket = bucket("md5");
+    assertS3Error(() -> s3.createMultipartUpload(b -> b.bucket(bucket).key("bad-sum")
+        .checksumAlgorithm(ChecksumAlgorithm.SHA256).checksumType(ChecksumType.FULL_OBJECT)), 400, "InvalidRequest");
+    assertS3Error(() -> s3.createMultipartUpload(b -> b.bucket(bucket).key("bad-sum")
+        .checksumAlgorithm("MD4")), 400, "InvalidRequest");
+    assertThat(s3.listMultipartUploads(b -> b.bucket(bucket).prefix("bad-sum")).uploads()).isEmpty();
+  }
+
+  @Test
+  void copyObject_withAChecksumAlgorithm_keepsThatChecksumOfTheCopy() throws Exception {
+    String bucket = bucket("md5");
+    byte[] data = Content.bytes(51, 70_000);
+    s3.putObject(b -> b.bucket(bucket).key("copy-src"), RequestBody.fromBytes(data));
+    CopyObjectResponse copied = s3.copyObject(b -> b.sourceBucket(bucket).sourceKey("copy-src")
+        .destinationBucket(bucket).destinationKey("copy-dst").checksumAlgorithm(ChecksumAlgorithm.SHA256));
+    String sha256 = base64Of("sha256", data);
+    assertThat(copied.copyObjectResult().checksumSHA256()).isEqualTo(sha256);
+    HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("copy-dst").checksumMode(ChecksumMode.ENABLED));
+    assertThat(head.checksumSHA256()).isEqualTo(sha256);
   }
 
   private static PutObjectRequest.Builder with(String type, PutObjectRequest.Builder b, String value) {

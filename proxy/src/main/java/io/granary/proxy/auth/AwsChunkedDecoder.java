@@ -201,6 +201,11 @@ public final class AwsChunkedDecoder {
     return decoded;
   }
 
+  /** The name of the checksum trailer the body declared ({@code x-amz-checksum-crc32}...), or null when none. */
+  public String checksumTrailer() {
+    return checksumAlgorithm == null ? null : declaredTrailers.get(0);
+  }
+
   /** The checksum trailer that matched the body, once {@link #complete()}; empty when none was declared. */
   public Optional<VerifiedChecksum> checksum() {
     return Optional.ofNullable(verified);

@@ -31,6 +31,11 @@ public final class AwsChunkedBody implements RequestBody {
   }
 
   @Override
+  public String checksumTrailer() {
+    return decoder.checksumTrailer();
+  }
+
+  @Override
   public long decodedLength() {
     return decodedLength;
   }

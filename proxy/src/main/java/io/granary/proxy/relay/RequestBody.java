@@ -22,6 +22,14 @@ public interface RequestBody {
    */
   HttpHeaders finish();
 
+  /**
+   * The name of the checksum trailer this body ends with ({@code x-amz-checksum-crc32}...), which {@link #finish}
+   * verifies; null when it has none.
+   */
+  default String checksumTrailer() {
+    return null;
+  }
+
   /** The length of the object's bytes, when known in advance (-1 otherwise). */
   long decodedLength();
 }

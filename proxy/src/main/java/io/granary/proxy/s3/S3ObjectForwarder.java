@@ -37,7 +37,8 @@ public final class S3ObjectForwarder {
   /** Request headers that belong to the client's hop or its signature, not to the object. */
   private static final List<String> DROPPED = List.of("authorization", "host", "connection", "keep-alive",
       "transfer-encoding", "content-length", "expect", "x-amz-content-sha256", "x-amz-decoded-content-length",
-      "x-amz-trailer", "upgrade", "te", "proxy-connection", GranaryHeaders.ANONYMOUS.toString());
+      "x-amz-trailer", "upgrade", "te", "proxy-connection", GranaryHeaders.ANONYMOUS.toString(),
+      GranaryHeaders.CHECKSUM_TRAILER.toString());
 
   private final ClusterMetadataHolder cluster;
   private final UpstreamPool pool;
@@ -84,6 +85,10 @@ public final class S3ObjectForwarder {
     h.set(GranaryHeaders.MAP_VERSION, snapshot.map().version());
     if (anonymous) {
       h.set(GranaryHeaders.ANONYMOUS, "1");
+    }
+    String trailer = body.checksumTrailer();
+    if (trailer != null) { // verified by the body before the target may commit; the target keeps its value
+      h.set(GranaryHeaders.CHECKSUM_TRAILER, trailer);
     }
     if (ex.hasBody() || body.decodedLength() > 0) {
       h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

@@ -48,7 +48,7 @@ public final class S3Router implements Router {
       "ownershipControls", "publicAccessBlock", "requestPayment", "accelerate", "analytics", "inventory", "metrics",
       "intelligent-tiering", "versions");
   private static final Set<String> UNSUPPORTED_OBJECT = Set.of("tagging", "retention", "legal-hold",
-      "torrent", "restore", "select", "attributes");
+      "torrent", "restore", "select");
 
   private final ProxyContext ctx;
   private final S3ObjectForwarder forwarder;

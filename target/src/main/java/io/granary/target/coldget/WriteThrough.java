@@ -38,7 +38,7 @@ final class WriteThrough implements PutCompletion {
   @Override
   public HttpHeaders complete(PutOperation op) throws IOException {
     HttpHeaders h = new DefaultHttpHeaders();
-    api.describe(h, commit(cold, op));
+    api.describeWrite(h, commit(cold, op));
     return h;
   }
 

@@ -28,6 +28,26 @@ public final class ClientChecksums {
     return type.s3Flexible() ? "x-amz-checksum-" + type.wireName() : null;
   }
 
+  /**
+   * The S3 flexible checksum a PUT gives its object: the algorithm of its {@code x-amz-checksum-*} header, or of the
+   * checksum trailer its relaying proxy verified ({@link GranaryHeaders#CHECKSUM_TRAILER}); null when neither. More
+   * than one is 400, as S3 answers.
+   */
+  public static ChecksumType flexible(HttpHeaders h) {
+    ChecksumType found = null;
+    for (ChecksumType t : ChecksumType.values()) {
+      String name = s3Header(t);
+      if (name != null && (h.contains(name) || name.equalsIgnoreCase(h.get(GranaryHeaders.CHECKSUM_TRAILER)))) {
+        if (found != null && found != t) {
+          throw new BadRequestException("InvalidRequest", "Expecting a single x-amz-checksum- header. Multiple "
+              + "checksum Types are not allowed.");
+        }
+        found = t;
+      }
+    }
+    return found;
+  }
+
   public static List<ExpectedChecksum> parse(HttpHeaders h) {
     List<ExpectedChecksum> out = new ArrayList<>(2);
     String md5 = h.get(HttpHeaderNames.CONTENT_MD5);

@@ -25,6 +25,11 @@ public interface ObjectApi {
   /** Headers that describe a stored object (ETag, Last-Modified, type, checksums or user metadata). */
   void describe(HttpHeaders headers, ObjectMeta meta);
 
+  /** Headers of the answer to a PUT that committed {@code meta}: {@link #describe} unless the API adds more. */
+  default void describeWrite(HttpHeaders headers, ObjectMeta meta) {
+    describe(headers, meta);
+  }
+
   /**
    * The bytes a GET or HEAD reads, or null for the whole object; throws for a range this API refuses. May add
    * headers to the response (S3's {@code x-amz-mp-parts-count} for a part read).

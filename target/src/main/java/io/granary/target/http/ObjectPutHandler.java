@@ -44,7 +44,7 @@ public final class ObjectPutHandler implements RequestHandler {
       if (!condition.isNone()) {
         condition.check(store.stat(req.bucket(), req.name()), req.bucket().bucket().toString(), req.name());
       }
-      op = store.beginPut(req.bucket(), req.name(), api.putOptions(ex).withCondition(condition));
+      op = store.beginPut(req.bucket(), req.name(), completion.options(api.putOptions(ex).withCondition(condition)));
     } catch (Exception e) {
       throw StorageErrors.of("starting PUT of " + req.name(), e);
     }

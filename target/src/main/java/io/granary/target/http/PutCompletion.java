@@ -2,6 +2,7 @@ package io.granary.target.http;
 
 import io.granary.common.http.HttpExchange;
 import io.granary.target.storage.PutOperation;
+import io.granary.target.storage.PutOptions;
 import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -24,6 +25,11 @@ public interface PutCompletion {
     return WriteCondition.NONE;
   }
 
+  /** The options the write runs with, from those the request asked for (after {@link #check}). */
+  default PutOptions options(PutOptions asked) {
+    return asked;
+  }
+
   /** Finishes the body and returns the headers of the answer (disk pool). */
   HttpHeaders complete(PutOperation op) throws IOException;
 
@@ -42,7 +48,7 @@ public interface PutCompletion {
       @Override
       public HttpHeaders complete(PutOperation op) throws IOException {
         HttpHeaders h = new DefaultHttpHeaders();
-        api.describe(h, op.finish());
+        api.describeWrite(h, op.finish());
         return h;
       }
     };

@@ -27,11 +27,13 @@ import java.util.TreeMap;
  * @param remote for a cached object of a remote bucket: the remote version it is a copy of; null otherwise
  * @param acl the object's canned ACL ({@code public-read}: unsigned requests may GET and HEAD it); private when
  *     not given, as for records written before ACLs existed
+ * @param flexible the S3 flexible checksum the client gave the object ({@code x-amz-checksum-*}), or null: none given,
+ *     as for records written before format 6
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
     String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes,
-    RemoteVersion remote, CannedAcl acl) {
+    RemoteVersion remote, CannedAcl acl, FlexibleChecksum flexible) {
   public ObjectMeta {
     acl = acl == null ? CannedAcl.PRIVATE : acl;
     Objects.requireNonNull(checksumType, "checksumType");
@@ -42,6 +44,13 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
     userMeta = userMeta == null || userMeta.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(userMeta));
     headers = headers == null || headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(headers));
     partSizes = partSizes == null ? List.of() : List.copyOf(partSizes);
+  }
+
+  /** An object without a flexible checksum. */
+  public ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
+      String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes,
+      RemoteVersion remote, CannedAcl acl) {
+    this(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes, remote, acl, null);
   }
 
   /** A private object. */
@@ -61,13 +70,19 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
   /** The same object recorded as a copy of {@code remote}. */
   public ObjectMeta withRemote(RemoteVersion remote) {
     return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
-        remote, acl);
+        remote, acl, flexible);
+  }
+
+  /** The same object with {@code flexible} as its client's checksum (null: none). */
+  public ObjectMeta withFlexible(FlexibleChecksum flexible) {
+    return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
+        remote, acl, flexible);
   }
 
   /** The same object with another ACL; nothing else changes (an ACL is not a new version of the content). */
   public ObjectMeta withAcl(CannedAcl acl) {
     return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
-        remote, acl);
+        remote, acl, flexible);
   }
 
   /** An object with only content attributes (no S3 ETag, type or user metadata). */

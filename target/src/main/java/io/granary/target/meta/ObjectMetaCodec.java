@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * parse. Layout (big-endian, strings as Java modified-UTF-8 with a 2-byte length):
  *
  * <pre>
- * byte   format version (3; older records, without the fields of later versions, are still read)
+ * byte   format version (4, 5 or 6, the lowest that holds the record; older records, without the fields of later
+ *        versions, are still read)
  * long   size
  * long   mtime (epoch ms)
  * byte   checksum type (1 xxhash64, 2 md5, 3 crc32c, 4 sha256, 5 crc32, 6 sha1; stable, never reordered)
@@ -38,6 +39,9 @@ import java.util.TreeMap;
  * v5:
  * byte   canned ACL (0 private, 1 public-read; stable, never reordered); records before v5 are private, and a
  *        private object is still written as v4
+ * v6:
+ * byte   flexible checksum type (the checksum type codes above), byte kind (0 FULL_OBJECT, 1 COMPOSITE), str hex;
+ *        records before v6 have none, and a record without one is still written as v4 or v5
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
@@ -48,6 +52,7 @@ public final class ObjectMetaCodec {
   private static final byte V3 = 3;
   private static final byte V4 = 4;
   private static final byte V5 = 5;
+  private static final byte V6 = 6;
 
   private ObjectMetaCodec() {}
 
@@ -56,8 +61,10 @@ public final class ObjectMetaCodec {
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       // A private object's record is written as v4 (v5 without its last byte): a target of an older release, which
       // reads up to v4, can still take it in a rebalance during a rolling upgrade.
-      boolean v5 = m.acl() != CannedAcl.PRIVATE;
-      out.writeByte(v5 ? V5 : V4);
+      // Likewise a record without a flexible checksum is written as v5 or v4.
+      FlexibleChecksum flexible = m.flexible();
+      boolean v5 = m.acl() != CannedAcl.PRIVATE || flexible != null;
+      out.writeByte(flexible != null ? V6 : v5 ? V5 : V4);
       out.writeLong(m.size());
       out.writeLong(m.mtime());
       out.writeByte(code(m.checksumType()));
@@ -92,6 +99,11 @@ public final class ObjectMetaCodec {
       if (v5) {
         out.writeByte(aclCode(m.acl()));
       }
+      if (flexible != null) {
+        out.writeByte(code(flexible.type()));
+        out.writeByte(flexible.kind() == FlexibleChecksum.Kind.FULL_OBJECT ? 0 : 1);
+        out.writeUTF(flexible.hex());
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }
@@ -119,7 +131,7 @@ public final class ObjectMetaCodec {
   public static ObjectMeta decode(byte[] b) throws IOException {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
       byte version = in.readByte();
-      if (version < V1 || version > V5) {
+      if (version < V1 || version > V6) {
         throw new IOException("unknown object metadata format version " + version);
       }
       long size = in.readLong();
@@ -157,7 +169,9 @@ public final class ObjectMetaCodec {
         }
       }
       CannedAcl acl = version >= V5 ? acl(in.readByte()) : CannedAcl.PRIVATE;
-      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes, remote, acl);
+      FlexibleChecksum flexible = version >= V6 ? flexible(in) : null;
+      return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes, remote, acl,
+          flexible);
     } catch (EOFException | IllegalArgumentException e) {
       throw new IOException("corrupt object metadata record of " + b.length + " bytes", e);
     }
@@ -181,6 +195,16 @@ public final class ObjectMetaCodec {
       map.put(in.readUTF(), in.readUTF());
     }
     return map;
+  }
+
+  private static FlexibleChecksum flexible(DataInputStream in) throws IOException {
+    ChecksumType type = type(in.readByte());
+    FlexibleChecksum.Kind kind = switch (in.readByte()) {
+      case 0 -> FlexibleChecksum.Kind.FULL_OBJECT;
+      case 1 -> FlexibleChecksum.Kind.COMPOSITE;
+      default -> throw new IOException("unknown flexible checksum kind");
+    };
+    return new FlexibleChecksum(type, in.readUTF(), kind);
   }
 
   private static byte aclCode(CannedAcl acl) {

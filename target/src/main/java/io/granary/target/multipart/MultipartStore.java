@@ -9,6 +9,7 @@ import io.granary.common.s3.CompletedPart;
 import io.granary.common.s3.S3ApiException;
 import io.granary.target.checksum.ContentHasher;
 import io.granary.target.meta.MetaStore;
+import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.FileOps;
 import io.granary.target.storage.Mountpath;
@@ -105,10 +106,16 @@ public final class MultipartStore {
   /** Starts an upload of {@code name}, to complete as an object with canned ACL {@code acl}. */
   public Upload create(BucketProps bucket, String name, String contentType, Map<String, String> userMeta,
       Map<String, String> headers, CannedAcl acl) throws IOException {
+    return create(bucket, name, contentType, userMeta, headers, acl, null);
+  }
+
+  /** Starts an upload whose parts and completed object keep a flexible {@code checksum} (null: none). */
+  public Upload create(BucketProps bucket, String name, String contentType, Map<String, String> userMeta,
+      Map<String, String> headers, CannedAcl acl, UploadChecksum checksum) throws IOException {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
     Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta, headers,
-        acl);
+        acl, checksum);
     ObjectLocation loc = store.locate(bucket, name);
     uploads(loc.mountpath()).put(uploadKey(loc, u.uploadId()), JSON.writeValueAsBytes(u));
     return u;
@@ -177,6 +184,13 @@ public final class MultipartStore {
   /** Records a staged part body (from {@link PutOperation#finishStaged}) as part {@code number} of the upload. */
   public Part addPart(BucketProps bucket, Upload upload, int number, PutOperation.Staged staged, String md5)
       throws IOException {
+    UploadChecksum c = upload.checksum();
+    return addPart(bucket, upload, number, staged, md5, c == null ? null : staged.sums().get(c.algorithm()));
+  }
+
+  /** As above, keeping the part's flexible {@code checksum} (hex, of its upload's algorithm; null: none). */
+  public Part addPart(BucketProps bucket, Upload upload, int number, PutOperation.Staged staged, String md5,
+      String checksum) throws IOException {
     ReentrantLock lock = lock(upload.uploadId());
     lock.lock();
     try {
@@ -189,7 +203,7 @@ public final class MultipartStore {
       MetaStore.Column parts = parts(mp);
       String key = partKey(upload.uploadId(), number);
       byte[] old = parts.get(key);
-      Part part = new Part(number, staged.size(), md5, clock.millis(), file);
+      Part part = new Part(number, staged.size(), md5, clock.millis(), file, checksum);
       parts.put(key, JSON.writeValueAsBytes(part));
       if (old != null) {
         Files.deleteIfExists(dir.resolve(JSON.readValue(old, Part.class).file()));
@@ -296,7 +310,7 @@ public final class MultipartStore {
       }
       ObjectMeta meta = assemble(bucket, upload, chosen, condition);
       done = new CompletedUpload(uploadId, name, meta.effectiveEtag(), meta.size(), meta.mtime(), clock.millis(),
-          CompletedUploads.partsHash(requested));
+          CompletedUploads.partsHash(requested), meta.flexible(), chosen.size());
       // Before the upload goes: a crash in between leaves both, and a retry is answered from the record.
       completed.put(bucket, done);
       remove(bucket, upload);
@@ -314,6 +328,10 @@ public final class MultipartStore {
     Path dir = holder(bucket, upload).uploadsDir().resolve(upload.uploadId());
     Path work = store.newWorkFile(loc);
     ContentHasher hasher = ContentHasher.of(bucket.checksum());
+    UploadChecksum flexible = upload.checksum();
+    // A FULL_OBJECT checksum is of the content itself: computed while the parts are copied, not combined from parts.
+    ContentHasher whole = flexible == null || flexible.kind() != FlexibleChecksum.Kind.FULL_OBJECT ? null
+        : flexible.algorithm() == hasher.type() ? hasher : ContentHasher.of(flexible.algorithm());
     MessageDigest md5OfMd5s = md5();
     long total = 0;
     List<Long> sizes = new ArrayList<>(parts.size());
@@ -335,6 +353,9 @@ public final class MultipartStore {
             }
             nio.flip();
             hasher.update(nio);
+            if (whole != null && whole != hasher) {
+              whole.update(nio);
+            }
             while (nio.hasRemaining()) {
               out.write(nio);
             }
@@ -352,7 +373,8 @@ public final class MultipartStore {
     }
     String etag = HexFormat.of().formatHex(md5OfMd5s.digest()) + "-" + parts.size();
     ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
-        upload.userMeta(), upload.headers(), sizes, null, upload.acl());
+        upload.userMeta(), upload.headers(), sizes, null, upload.acl(),
+        whole != null ? FlexibleChecksum.fullObject(flexible.algorithm(), whole.hex()) : composite(flexible, parts));
     try {
       if (!bucket.isRemote()) {
         store.commitWorkFile(loc, work, meta, condition);
@@ -372,6 +394,22 @@ public final class MultipartStore {
       Files.deleteIfExists(work);
       throw e;
     }
+  }
+
+  /**
+   * The COMPOSITE checksum of an upload's parts: the checksum, of the upload's algorithm, of the parts' binary
+   * checksums one after another (as S3 computes it); null when the upload has none or a part was stored without one.
+   */
+  static FlexibleChecksum composite(UploadChecksum flexible, List<Part> parts) {
+    if (flexible == null || flexible.kind() != FlexibleChecksum.Kind.COMPOSITE
+        || parts.stream().anyMatch(p -> p.checksum() == null)) {
+      return null;
+    }
+    ContentHasher of = ContentHasher.of(flexible.algorithm());
+    for (Part p : parts) {
+      of.update(ByteBuffer.wrap(HexFormat.of().parseHex(p.checksum())));
+    }
+    return new FlexibleChecksum(flexible.algorithm(), of.hex(), FlexibleChecksum.Kind.COMPOSITE);
   }
 
   /** Aborts an upload: its parts and record go. 404 NoSuchUpload when it does not exist. */

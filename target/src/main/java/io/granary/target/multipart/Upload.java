@@ -14,12 +14,19 @@ import java.util.Map;
  * @param headers standard headers (Cache-Control...) the completed object will have; absent in records written
  *     before they were kept
  * @param acl the canned ACL the completed object will have; private in records written before ACLs were kept
+ * @param checksum the flexible checksum the upload was created with, or null (none; records written before they were
+ *     kept)
  */
 public record Upload(String uploadId, String name, long initiated, String contentType, Map<String, String> userMeta,
-    Map<String, String> headers, CannedAcl acl) {
+    Map<String, String> headers, CannedAcl acl, UploadChecksum checksum) {
   public Upload {
     acl = acl == null ? CannedAcl.PRIVATE : acl;
     userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
     headers = headers == null ? Map.of() : Map.copyOf(headers);
+  }
+
+  public Upload(String uploadId, String name, long initiated, String contentType, Map<String, String> userMeta,
+      Map<String, String> headers, CannedAcl acl) {
+    this(uploadId, name, initiated, contentType, userMeta, headers, acl, null);
   }
 }

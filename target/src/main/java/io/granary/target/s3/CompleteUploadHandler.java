@@ -12,6 +12,8 @@ import io.granary.target.http.WritePreconditions;
 import io.granary.target.multipart.MultipartStore;
 import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.granary.common.s3.ObjectChecksum;
+import io.granary.target.meta.FlexibleChecksum;
 
 /**
  * CompleteMultipartUpload ({@code POST ?uploadId=U} with the part list): checks the parts, assembles and commits
@@ -54,8 +56,11 @@ final class CompleteUploadHandler extends SmallBodyHandler {
             ex.sendError(ControlClient.cause(err));
           } else {
             String bucket = req.bucket().bucket().name();
+            FlexibleChecksum c = m.checksum();
+            ObjectChecksum checksum = c == null ? null
+                : new ObjectChecksum(c.type().wireName(), c.wireValue(m.parts()), c.kind().name());
             S3Responses.xml(ex, HttpResponseStatus.OK, new CompleteMultipartUploadResult(
-                "/" + bucket + "/" + req.name(), bucket, req.name(), m.etag()));
+                "/" + bucket + "/" + req.name(), bucket, req.name(), m.etag(), checksum));
           }
         });
   }

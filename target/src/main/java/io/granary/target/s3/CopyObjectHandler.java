@@ -101,7 +101,9 @@ final class CopyObjectHandler implements RequestHandler, CopyTransfer.Destinatio
       options = new PutOptions(source.length(), List.of(), true, source.contentType(), source.userMeta(),
           source.headers(), condition, acl);
     }
-    return store.beginPut(dst.bucket(), dst.name(), options);
+    // x-amz-checksum-algorithm asks for a checksum of the copy, kept with it (computed over the bytes copied).
+    return store.beginPut(dst.bucket(), dst.name(),
+        options.withFlexible(UploadChecksumHeaders.algorithm(ex.request().headers())));
   }
 
   @Override
@@ -121,7 +123,7 @@ final class CopyObjectHandler implements RequestHandler, CopyTransfer.Destinatio
       ex.sendError(ControlClient.cause(err));
     } else {
       S3Responses.xml(ex, HttpResponseStatus.OK,
-          new CopyObjectResult(Instant.ofEpochMilli(meta.mtime()), meta.effectiveEtag()));
+          new CopyObjectResult(Instant.ofEpochMilli(meta.mtime()), meta.effectiveEtag(), FlexibleChecksums.of(meta)));
     }
   }
 }

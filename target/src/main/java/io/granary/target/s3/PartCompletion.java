@@ -12,6 +12,11 @@ import io.granary.target.storage.PutOperation;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.granary.common.s3.S3ApiException;
+import io.granary.target.meta.FlexibleChecksum;
+import io.granary.target.multipart.UploadChecksum;
+import io.granary.target.storage.PutOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 
@@ -36,11 +41,31 @@ final class PartCompletion implements PutCompletion {
     upload = multipart.require(req.bucket(), req.name(), ex.queryParam("uploadId"));
   }
 
+  /** A part of an upload created with a checksum algorithm keeps that checksum, whether the client sent it or not. */
+  @Override
+  public PutOptions options(PutOptions asked) {
+    UploadChecksum c = upload.checksum();
+    if (c == null) {
+      return asked;
+    }
+    if (asked.flexible() != null && asked.flexible() != c.algorithm()) {
+      throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidRequest", "Checksum Type mismatch occurred, "
+          + "expected checksum Type: " + c.algorithm().wireName() + ", actual checksum Type: "
+          + asked.flexible().wireName());
+    }
+    return asked.withFlexible(c.algorithm());
+  }
+
   @Override
   public HttpHeaders complete(PutOperation op) throws IOException {
     Part part = add(op);
     HttpHeaders h = new DefaultHttpHeaders();
     h.set(HttpHeaderNames.ETAG, "\"" + part.md5() + "\"");
+    UploadChecksum c = upload.checksum();
+    if (c != null && part.checksum() != null) { // echoed as S3 does
+      FlexibleChecksum sum = FlexibleChecksum.fullObject(c.algorithm(), part.checksum()); // a part's own checksum
+      h.set(sum.header(), sum.wireValue(1));
+    }
     return h;
   }
 
@@ -48,7 +73,9 @@ final class PartCompletion implements PutCompletion {
   Part add(PutOperation op) throws IOException {
     PutOperation.Staged staged = op.finishStaged();
     try {
-      return multipart.addPart(bucket, upload, number, staged, staged.sums().get(ChecksumType.MD5));
+      UploadChecksum c = upload.checksum();
+      return multipart.addPart(bucket, upload, number, staged, staged.sums().get(ChecksumType.MD5),
+          c == null ? null : staged.sums().get(c.algorithm()));
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(staged.workFile());
       throw e;

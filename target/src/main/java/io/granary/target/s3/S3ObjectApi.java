@@ -105,7 +105,7 @@ public final class S3ObjectApi implements ObjectApi {
       declared = HttpUtil.getContentLength(ex.request(), -1L);
     }
     return new PutOptions(declared, ClientChecksums.parse(h), true, h.get(HttpHeaderNames.CONTENT_TYPE),
-        userMeta(h), storedHeaders(h)).withAcl(acl(ex));
+        userMeta(h), storedHeaders(h)).withAcl(acl(ex)).withFlexible(ClientChecksums.flexible(h));
   }
 
   /** The canned ACL a write asks for ({@code x-amz-acl}), private without one; 501/400 as the proxy answers. */
@@ -188,6 +188,13 @@ public final class S3ObjectApi implements ObjectApi {
     }
   }
 
+  /** A PutObject's answer also echoes the flexible checksum the client gave, as S3 does. */
+  @Override
+  public void describeWrite(HttpHeaders h, ObjectMeta meta) {
+    describe(h, meta);
+    FlexibleChecksums.set(h, meta);
+  }
+
   /**
    * The {@code response-*} overrides of GetObject (presigned download links name the saved file with them), and
    * on {@code x-amz-checksum-mode: ENABLED} the object's checksum when it is one S3 clients can verify.
@@ -205,7 +212,9 @@ public final class S3ObjectApi implements ObjectApi {
     if ("ENABLED".equalsIgnoreCase(ex.header(CHECKSUM_MODE_HEADER)) && ex.header(HttpHeaderNames.RANGE) == null
         && ex.queryParam(PART_NUMBER_PARAM) == null) {
       String header = ClientChecksums.s3Header(meta.checksumType());
-      if (header != null) { // the whole object's checksum: S3 sends none for a part or a range either
+      if (meta.flexible() != null) { // the one the client gave wins over the bucket's
+        FlexibleChecksums.set(response, meta);
+      } else if (header != null) { // the whole object's checksum: S3 sends none for a part or a range either
         response.set(header, Base64.getEncoder().encodeToString(HexFormat.of().parseHex(meta.checksum())));
         // Computed over the whole content, also for an object completed from parts: no checksum of checksums.
         response.set(CHECKSUM_TYPE_HEADER, "FULL_OBJECT");

@@ -22,7 +22,7 @@ import java.util.Map;
  * POST ?uploadId             CompleteMultipartUpload      DELETE ?uploadId          AbortMultipartUpload
  * GET  ?uploadId             ListParts                    PUT  ?partNumber&amp;uploadId  UploadPartCopy
  *                                                         + x-amz-copy-source
- * GET|PUT ?acl               Get/PutObjectAcl
+ * GET|PUT ?acl               Get/PutObjectAcl             GET  ?attributes          GetObjectAttributes
  * </pre>
  */
 public final class S3TargetRoutes {
@@ -58,6 +58,9 @@ public final class S3TargetRoutes {
     if (q.containsKey("acl")) {
       return m.equals(HttpMethod.GET) || m.equals(HttpMethod.PUT)
           ? AfterBody.of(ex, new ObjectAclHandler(api, store, disk)) : null;
+    }
+    if (q.containsKey("attributes")) {
+      return m.equals(HttpMethod.GET) ? AfterBody.of(ex, new ObjectAttributesHandler(api, store)) : null;
     }
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {

@@ -61,11 +61,15 @@ final class UploadPartCopyHandler implements RequestHandler, CopyTransfer.Destin
     transfer.start(srcBucket, src.key(), range, this::answer);
   }
 
-  /** The part is written like an uploaded one: its length declared, its MD5 its ETag. */
+  /**
+   * The part is written like an uploaded one: its length declared, its MD5 its ETag, and its upload's flexible
+   * checksum computed over the bytes copied.
+   */
   @Override
   public PutOperation begin(CopyTransfer.Source source) throws IOException {
     CopyRange.requireCopyable(source.length());
-    return store.beginPut(dst.bucket(), dst.name(), new PutOptions(source.length(), List.of(), true, null, Map.of()));
+    return store.beginPut(dst.bucket(), dst.name(),
+        part.options(new PutOptions(source.length(), List.of(), true, null, Map.of())));
   }
 
   @Override

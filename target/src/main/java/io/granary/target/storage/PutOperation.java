@@ -5,6 +5,7 @@ import io.granary.common.error.ChecksumMismatchException;
 import io.granary.common.error.IncompleteBodyException;
 import io.granary.target.checksum.ContentHasher;
 import io.granary.target.meta.CommitIntent;
+import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -51,6 +52,11 @@ public final class PutOperation {
       if (e.type() != bucketHasher.type() && extraHashers.stream().noneMatch(h -> h.type() == e.type())) {
         extraHashers.add(ContentHasher.of(e.type()));
       }
+    }
+    ChecksumType flexible = options.flexible();
+    if (flexible != null && flexible != bucketHasher.type()
+        && extraHashers.stream().noneMatch(h -> h.type() == flexible)) {
+      extraHashers.add(ContentHasher.of(flexible));
     }
     ContentHasher existingMd5 = bucketHasher.type() == ChecksumType.MD5 ? bucketHasher
         : extraHashers.stream().filter(h -> h.type() == ChecksumType.MD5).findFirst().orElse(null);
@@ -121,7 +127,7 @@ public final class PutOperation {
     try {
       ObjectMeta built = new ObjectMeta(staged.size(), bucketHasher.type(), staged.sums().get(bucketHasher.type()),
           System.currentTimeMillis(), md5 == null ? null : staged.sums().get(ChecksumType.MD5), options.contentType(),
-          options.userMeta(), options.headers(), List.of(), null, options.acl());
+          options.userMeta(), options.headers(), List.of(), null, options.acl(), flexible(staged));
       WriteCondition condition = options.condition();
       ObjectMeta meta;
       if (location.bucket().isRemote()) {
@@ -140,6 +146,12 @@ public final class PutOperation {
       discard();
       throw e;
     }
+  }
+
+  /** The flexible checksum the PUT keeps, from the verified sums; null when the client gave none. */
+  private FlexibleChecksum flexible(Staged staged) {
+    ChecksumType t = options.flexible();
+    return t == null ? null : FlexibleChecksum.fullObject(t, staged.sums().get(t));
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.granary.target.storage;
 
 import io.granary.clustermap.acl.CannedAcl;
+import io.granary.clustermap.bucket.ChecksumType;
 import java.util.List;
 import java.util.Map;
 
@@ -15,15 +16,26 @@ import java.util.Map;
  * @param headers standard headers to store and return on reads (Cache-Control, Content-Disposition...)
  * @param condition the precondition the commit must meet ({@link WriteCondition#NONE}: none)
  * @param acl the canned ACL the new version gets (S3: a write does not keep the old version's); private by default
+ * @param flexible the S3 flexible checksum algorithm to compute and keep with the object (the client sent one, in a
+ *     header or a trailer), or null
  */
 public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
-    Map<String, String> userMeta, Map<String, String> headers, WriteCondition condition, CannedAcl acl) {
+    Map<String, String> userMeta, Map<String, String> headers, WriteCondition condition, CannedAcl acl,
+    ChecksumType flexible) {
   public PutOptions {
     acl = acl == null ? CannedAcl.PRIVATE : acl;
     expected = List.copyOf(expected);
     userMeta = userMeta == null ? Map.of() : Map.copyOf(userMeta);
     headers = headers == null ? Map.of() : Map.copyOf(headers);
     condition = condition == null ? WriteCondition.NONE : condition;
+    if (flexible != null && !flexible.s3Flexible()) {
+      throw new IllegalArgumentException(flexible.wireName() + " is not an S3 flexible checksum");
+    }
+  }
+
+  public PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
+      Map<String, String> userMeta, Map<String, String> headers, WriteCondition condition, CannedAcl acl) {
+    this(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl, null);
   }
 
   public PutOptions(long declaredLength, List<ExpectedChecksum> expected, boolean md5Etag, String contentType,
@@ -48,11 +60,16 @@ public record PutOptions(long declaredLength, List<ExpectedChecksum> expected, b
 
   /** These options with {@code condition} as the write's precondition. */
   public PutOptions withCondition(WriteCondition condition) {
-    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl);
+    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl, flexible);
+  }
+
+  /** These options keeping the {@code flexible} checksum of the content with the object (null: none). */
+  public PutOptions withFlexible(ChecksumType flexible) {
+    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl, flexible);
   }
 
   /** These options with {@code acl} as the new version's canned ACL. */
   public PutOptions withAcl(CannedAcl acl) {
-    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl);
+    return new PutOptions(declaredLength, expected, md5Etag, contentType, userMeta, headers, condition, acl, flexible);
   }
 }

@@ -125,4 +125,51 @@ class ObjectMetaCodecTest {
     badType[17] = 42;
     assertThatThrownBy(() -> ObjectMetaCodec.decode(badType)).hasMessageContaining("type code 42");
   }
+
+  @ParameterizedTest
+  @EnumSource(value = ChecksumType.class, names = {"CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"})
+  void decode_ofEncode_keepsTheFlexibleChecksum_inFormatSix(ChecksumType type) throws IOException {
+    ObjectMeta m = new ObjectMeta(3, ChecksumType.XXHASH64, "ab", 5, "e", null, Map.of(), Map.of(), List.of(1L, 2L),
+        null, CannedAcl.PRIVATE, new FlexibleChecksum(type, "00".repeat(type.bytes()), FlexibleChecksum.Kind.COMPOSITE));
+    byte[] encoded = ObjectMetaCodec.encode(m);
+    assertThat(encoded[0]).isEqualTo((byte) 6);
+    assertThat(ObjectMetaCodec.decode(encoded)).isEqualTo(m);
+    ObjectMeta full = m.withFlexible(FlexibleChecksum.fullObject(type, "0a".repeat(type.bytes())))
+        .withAcl(CannedAcl.PUBLIC_READ);
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(full))).isEqualTo(full);
+  }
+
+  @Test
+  void encode_withoutAFlexibleChecksum_keepsWritingFormatFourOrFive_whichDecodeWithNone() throws IOException {
+    ObjectMeta m = new ObjectMeta(3, ChecksumType.MD5, "ab", 5, "e", "t", Map.of("k", "v"), Map.of(), List.of(2L));
+    ObjectMeta back = ObjectMetaCodec.decode(ObjectMetaCodec.encode(m));
+    assertThat(back.flexible()).isNull();
+    assertThat(ObjectMetaCodec.encode(m.withAcl(CannedAcl.PUBLIC_READ))[0]).isEqualTo((byte) 5);
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(m.withAcl(CannedAcl.PUBLIC_READ))).flexible()).isNull();
+  }
+
+  @Test
+  void decode_formatSix_truncatedOrWithAnUnknownKind_throwsIOException() {
+    byte[] good = ObjectMetaCodec.encode(new ObjectMeta(5, ChecksumType.MD5, "ab", 7).withFlexible(
+        FlexibleChecksum.fullObject(ChecksumType.CRC32, "0badf00d")));
+    for (int cut = 1; cut < good.length; cut++) {
+      int n = cut;
+      assertThatThrownBy(() -> ObjectMetaCodec.decode(Arrays.copyOf(good, n))).isInstanceOf(IOException.class);
+    }
+    byte[] badKind = good.clone();
+    badKind[good.length - 2 - 8 - 1] = 7; // the kind byte, before the hex string's 2-byte length and 8 digits
+    assertThatThrownBy(() -> ObjectMetaCodec.decode(badKind)).hasMessageContaining("kind");
+  }
+
+  @Test
+  void flexibleChecksum_wireValue_isBase64_andCompositeOnesCountTheirParts() {
+    FlexibleChecksum crc = FlexibleChecksum.fullObject(ChecksumType.CRC32, "0BADF00D");
+    assertThat(crc.hex()).isEqualTo("0badf00d");
+    assertThat(crc.wireValue(3)).isEqualTo("C63wDQ==");
+    assertThat(new FlexibleChecksum(ChecksumType.CRC32, "0badf00d", FlexibleChecksum.Kind.COMPOSITE).wireValue(3))
+        .isEqualTo("C63wDQ==-3");
+    assertThat(crc.header()).isEqualTo("x-amz-checksum-crc32");
+    assertThatThrownBy(() -> FlexibleChecksum.fullObject(ChecksumType.MD5, "00"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

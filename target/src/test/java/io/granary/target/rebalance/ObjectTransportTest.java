@@ -7,6 +7,7 @@ import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.BadRequestException;
+import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.meta.RemoteVersion;
 import java.time.Instant;
@@ -21,6 +22,14 @@ class ObjectTransportTest {
     ObjectMeta m = new ObjectMeta(42, ChecksumType.MD5, "0123456789abcdef0123456789abcdef", 99, "etag-3", "image/jpeg",
         Map.of("k", "v"), Map.of("content-encoding", "gzip"), List.of(20L, 22L), new RemoteVersion("e", "v", 5));
     assertThat(ObjectTransport.decodeMeta(ObjectTransport.encodeMeta(m))).isEqualTo(m);
+  }
+
+  @Test
+  void meta_carriesTheFlexibleChecksum_soItMovesWithTheObject() {
+    ObjectMeta m = new ObjectMeta(42, ChecksumType.XXHASH64, "0123456789abcdef", 99, "etag-2", null, Map.of(), Map.of(),
+        List.of(20L, 22L)).withFlexible(new FlexibleChecksum(ChecksumType.SHA1, "ab".repeat(20),
+            FlexibleChecksum.Kind.COMPOSITE));
+    assertThat(ObjectTransport.decodeMeta(ObjectTransport.encodeMeta(m)).flexible()).isEqualTo(m.flexible());
   }
 
   @Test
