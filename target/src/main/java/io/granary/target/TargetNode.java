@@ -181,7 +181,7 @@ public final class TargetNode implements AutoCloseable {
     NeighborLookup neighbors = new NeighborLookup(id, holder, new ControlClient(Duration.ofMinutes(5), null, signer),
         store);
     ObjectHandlers handlers = new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk), store, neighbors,
-        rebalancer.relocation(), disk);
+        rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats());
     // Copies a client waits for (get-from-neighbor) commit on a pool of their own, never behind the rebalance's.
     BoundedExecutor urgent = new BoundedExecutor("disk-urgent-" + id, 4, 1024);
     TransportRoutes transport = new TransportRoutes(holder, rebalancer, disk, urgent);

@@ -33,5 +33,12 @@ public final class GranaryHeaders {
    */
   public static final AsciiString CHECKSUM_TRAILER = AsciiString.cached("granary-checksum-trailer");
 
+  /**
+   * Set by a target that relays a read of an object that has not reached it yet from the target that still holds
+   * it (get-from-neighbor): the value is the relaying target's id. The holder answers from what it has and nothing
+   * else: 404 rather than a cold GET or a get-from-neighbor of its own. A proxy drops any a client sent.
+   */
+  public static final AsciiString NEIGHBOR_READ = AsciiString.cached("granary-neighbor-read");
+
   private GranaryHeaders() {}
 }

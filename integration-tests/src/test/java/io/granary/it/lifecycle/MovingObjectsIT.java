@@ -18,8 +18,12 @@ import io.granary.it.support.TestCluster;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -100,6 +104,32 @@ class MovingObjectsIT {
       assertThat(get.status()).as("GET %s", data.name(i)).isEqualTo(200);
       assertThat(Dataset.crc(get.body())).isEqualTo(data.crc(i));
     }
+    // A read of an object not yet moved is relayed from the previous owner, whose own read answers ranges and
+    // conditions; the copy read is brought to the new owner meanwhile.
+    List<Integer> relayed = moving.subList(60, 90).stream().filter(i -> data.content(i).length >= 100).limit(5)
+        .toList();
+    for (int i : relayed) {
+      Http.Reply range = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
+          BUCKET, data.name(i)))).header("Range", "bytes=10-99").GET());
+      assertThat(range.status()).as("range GET %s: %s", data.name(i), range.bodyText()).isEqualTo(206);
+      assertThat(range.body()).isEqualTo(Arrays.copyOfRange(data.content(i), 10, 100));
+      String etag = range.header("etag").orElseThrow();
+      Http.Reply unchanged = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
+          BUCKET, data.name(i)))).header("If-None-Match", etag).GET());
+      assertThat(unchanged.status()).as("conditional GET %s", data.name(i)).isEqualTo(304);
+    }
+    for (int i : moving.subList(90, 100)) { // through the S3 front door: the proxy relays, and so does the owner
+      ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(data.name(i)));
+      assertThat(Dataset.crc(got.asByteArray())).as("S3 GET %s", data.name(i)).isEqualTo(data.crc(i));
+    }
+    assertThat(neighborReads(cluster.targetUrl("t3"))).as("reads relayed from the previous owners")
+        .isGreaterThan(0);
+    List<String> read = moving.subList(30, 60).stream().map(data::name).toList();
+    Set<Path> onNewOwner = OnDisk.expected(cluster, cluster.map(), Bucket.local(BUCKET), OnDisk.bucketId(cluster,
+        BUCKET), read);
+    Awaitility.await("objects read while moving are kept by their new owner").atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(OnDisk.files(cluster, List.of("t3"), Bucket.local(BUCKET)))
+            .containsAll(onNewOwner));
     assertThat(Rebalances.status(cluster, id).path("state").asText()).as("all of it happened while objects moved")
         .isEqualTo("running");
 
@@ -124,6 +154,16 @@ class MovingObjectsIT {
     JsonNode page = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET
         + "?limit=10000").body());
     assertThat(page.path("entries").size()).isEqualTo(kept.size());
+  }
+
+  /** The new owner's count of reads answered by relaying them from the target still holding the object. */
+  private static double neighborReads(String targetUrl) throws Exception {
+    for (String line : Http.get(targetUrl + "/metrics").bodyText().split("\n")) {
+      if (line.startsWith("granary_rebalance_neighbor_reads_total")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    throw new AssertionError("no granary_rebalance_neighbor_reads_total on " + targetUrl);
   }
 
   @Test

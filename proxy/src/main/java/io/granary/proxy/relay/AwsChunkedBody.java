@@ -1,5 +1,6 @@
 package io.granary.proxy.relay;
 
+import io.granary.common.http.relay.RequestBody;
 import io.granary.proxy.auth.AwsChunkedDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.EmptyHttpHeaders;

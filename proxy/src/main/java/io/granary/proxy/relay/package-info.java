@@ -1,2 +1,2 @@
-/** Stream-through of object requests from a client to the owning target and back, with back-pressure both ways. */
+/** The proxy's S3-specific request bodies for the stream-through relay ({@code io.granary.common.http.relay}). */
 package io.granary.proxy.relay;

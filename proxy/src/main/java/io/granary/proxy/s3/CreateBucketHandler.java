@@ -8,7 +8,7 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.s3.CreateBucketConfiguration;
 import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3Names;
-import io.granary.proxy.relay.RequestBody;
+import io.granary.common.http.relay.RequestBody;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;

@@ -21,7 +21,7 @@ import io.granary.common.s3.DeleteResult;
 import io.granary.common.s3.ObjectIdentifier;
 import io.granary.common.s3.S3ApiException;
 import io.granary.proxy.ProxyContext;
-import io.granary.proxy.relay.RequestBody;
+import io.granary.common.http.relay.RequestBody;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.security.MessageDigest;

@@ -3,7 +3,7 @@ package io.granary.proxy.s3;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.s3.S3ApiException;
-import io.granary.proxy.relay.RequestBody;
+import io.granary.common.http.relay.RequestBody;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;

@@ -15,8 +15,8 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.ObjectOwner;
-import io.granary.proxy.relay.ObjectRelay;
-import io.granary.proxy.relay.RequestBody;
+import io.granary.common.http.relay.ObjectRelay;
+import io.granary.common.http.relay.RequestBody;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -38,7 +38,7 @@ public final class S3ObjectForwarder {
   private static final List<String> DROPPED = List.of("authorization", "host", "connection", "keep-alive",
       "transfer-encoding", "content-length", "expect", "x-amz-content-sha256", "x-amz-decoded-content-length",
       "x-amz-trailer", "upgrade", "te", "proxy-connection", GranaryHeaders.ANONYMOUS.toString(),
-      GranaryHeaders.CHECKSUM_TRAILER.toString());
+      GranaryHeaders.CHECKSUM_TRAILER.toString(), GranaryHeaders.NEIGHBOR_READ.toString());
 
   private final ClusterMetadataHolder cluster;
   private final UpstreamPool pool;

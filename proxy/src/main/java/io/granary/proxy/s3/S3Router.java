@@ -24,7 +24,7 @@ import io.granary.common.s3.VersioningConfiguration;
 import io.granary.proxy.ProxyContext;
 import io.granary.proxy.auth.Authentication;
 import io.granary.proxy.auth.RequestAuthenticator;
-import io.granary.proxy.relay.RequestBody;
+import io.granary.common.http.relay.RequestBody;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.HttpMethod;

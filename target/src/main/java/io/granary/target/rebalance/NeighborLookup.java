@@ -17,10 +17,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Get-from-neighbor: while a rebalance has not settled, an owner that misses an object asks the other targets, in
- * HRW order (so the previous owner first), to push it here now; the first that holds it sends it (zero-copy,
- * verified, committed here as any moved copy) and drops its own, so the object has moved for good. Concurrent
- * lookups of one object share one search. Deletes made while objects move are sent to every other target too.
+ * Get-from-neighbor's keeping half (the reading half is {@link NeighborRelay}): while a rebalance has not settled, an
+ * owner that misses an object asks the other targets, in HRW order (so the previous owner first), to push it here
+ * now; the first that holds it sends it (zero-copy, verified, committed here as any moved copy) and drops its own, so
+ * the object has moved for good. Concurrent lookups of one object share one search. Deletes made while objects move
+ * are sent to every other target too.
  *
  * <p>Threads: everything completes on the control client's threads; nothing blocks.
  */
@@ -66,6 +67,11 @@ public final class NeighborLookup {
    */
   public void warmUp(String url) {
     client.get(url + "/v1/health", java.util.Map.class).exceptionally(err -> null);
+  }
+
+  /** The version of the cluster map this target holds (0: none yet). */
+  long mapVersion() {
+    return cluster.snapshot().map(s -> s.map().version()).orElse(0L);
   }
 
   /** Whether objects may still be on other targets than their owners (a rebalance has not finished). */
@@ -143,8 +149,8 @@ public final class NeighborLookup {
         .thenApply(v -> calls.stream().anyMatch(CompletableFuture::join));
   }
 
-  /** Every other target of the map, in HRW order for the object. */
-  private List<Node> others(BucketProps bucket, String name) {
+  /** Every other target of the map, in HRW order for the object: where a copy not yet moved here may be. */
+  List<Node> others(BucketProps bucket, String name) {
     return cluster.require().placement().rankedHolders(PlacementKey.digest(bucket.bucket(), name)).stream()
         .filter(n -> !n.id().equals(self)).toList();
   }

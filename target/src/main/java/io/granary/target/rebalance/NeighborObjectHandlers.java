@@ -1,10 +1,12 @@
 package io.granary.target.rebalance;
 
+import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
+import io.granary.common.http.client.UpstreamPool;
 import io.granary.common.membership.ObjectOwner;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.ObjectHandlers;
@@ -29,10 +31,13 @@ import java.util.concurrent.CompletableFuture;
  *   <li>Every request first waits (briefly, reading no body meanwhile) until this target holds the map the request
  *       was routed by, so a target that just joined or has not yet received a change answers by the same
  *       placement as the node that sent the request.</li>
- *   <li>GET and HEAD of an object not here first bring it from the target that still holds it
- *       ({@link NeighborLookup}), then serve it as if it had always been here. When no target has it the request
- *       goes on as usual (404, or a cold GET for a remote bucket); when a target that may hold it cannot answer, a
- *       local bucket's object is 503 with Retry-After rather than a wrong 404.</li>
+ *   <li>GET and HEAD of an object not here are relayed from the target that still holds it ({@link NeighborRelay}),
+ *       which has it pushed here meanwhile ({@link NeighborLookup}). When no target has it the request goes on as
+ *       usual (404, or a cold GET for a remote bucket); when a target that may hold it cannot answer, the push is
+ *       awaited, and a local bucket's object is 503 with Retry-After rather than a wrong 404. An object deleted
+ *       here while objects move is never relayed.</li>
+ *   <li>A read relayed by another target ({@link NeighborRelay#isNeighborRead}) is answered from what is here or
+ *       404, whether or not the map is settled.</li>
  *   <li>DELETE first records a tombstone here (so a copy still in flight cannot bring the object back), then removes
  *       the copies other targets hold, then deletes as usual.</li>
  * </ul>
@@ -44,15 +49,24 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
   private final Relocation relocation;
   private final BoundedExecutor disk;
   private final Clock clock;
+  private final NeighborRelay.Via relays;
 
+  /**
+   * @param self this target's id
+   * @param pool connections to the other targets, for reads relayed from them
+   * @param signer signs relayed reads (null without a cluster secret)
+   * @param stats counts relayed reads
+   */
   public NeighborObjectHandlers(ObjectHandlers inner, ObjectStore store, NeighborLookup neighbors,
-      Relocation relocation, BoundedExecutor disk) {
+      Relocation relocation, BoundedExecutor disk, String self, UpstreamPool pool, ClusterSigner signer,
+      RebalanceStats stats) {
     this.inner = inner;
     this.store = store;
     this.neighbors = neighbors;
     this.relocation = relocation;
     this.disk = disk;
     this.clock = Clock.systemUTC();
+    this.relays = new NeighborRelay.Via(self, pool, signer, stats);
   }
 
   @Override
@@ -64,6 +78,24 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
           proceed(ex);
           return;
         }
+        if (relocation.deletedWhileMoving(req.bucket(), req.name())) {
+          fetchFirst(ex, req); // the copies a delete could not reach are refused when they arrive, never served
+          return;
+        }
+        hand(ex, new NeighborRelay(relays, neighbors.others(req.bucket(), req.name()),
+            neighbors.mapVersion(),
+            () -> neighbors.fetch(req.bucket(), req.name()), // keep a copy here, while the client reads theirs
+            absent -> {
+              if (absent) {
+                proceed(ex); // no target has it: the usual answer (404, or a cold GET for a remote bucket)
+              } else {
+                fetchFirst(ex, req);
+              }
+            }));
+      }
+
+      /** Brings the object here, then serves it as if it had always been here. */
+      private void fetchFirst(HttpExchange ex, ObjectApi.ObjectRequest req) {
         neighbors.fetch(req.bucket(), req.name()).whenComplete((found, err) -> ex.onLoop(() -> {
           if (err == null && found == NeighborLookup.Found.UNKNOWN && !req.bucket().isRemote()) {
             ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "object '"
@@ -133,6 +165,7 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
   private abstract class Deferred implements RequestHandler {
     private final ObjectApi api;
     private final RequestHandler delegate;
+    private RequestHandler current; // who takes the request once started: a relay, then maybe the delegate
     private final ArrayDeque<HttpContent> early = new ArrayDeque<>(); // event loop only
     private boolean started; // event loop only
     private boolean ended;
@@ -175,6 +208,15 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
       if (aborted) {
         return;
       }
+      if (readsObject() && NeighborRelay.isNeighborRead(ex)) {
+        // Another target relays this read: answer from what is here, never from a remote or a neighbor.
+        ObjectApi.ObjectRequest req = api.read(ex);
+        if (store.stat(req.bucket(), req.name()) == null) {
+          throw api.notFound(ex, req);
+        }
+        proceed(ex);
+        return;
+      }
       if (!neighbors.unsettled() || !readsObject()) {
         proceed(ex);
         return;
@@ -184,24 +226,34 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
 
     /** Hands the request to the wrapped handler, with what it missed. Event loop. */
     void proceed(HttpExchange ex) {
+      hand(ex, delegate);
+    }
+
+    /**
+     * Hands the request to {@code handler}, with what it missed. A handler that gives the request back (a relay
+     * that found nothing) may hand it on once more: body chunks go to the first only, so only bodiless requests
+     * may change hands. Event loop.
+     */
+    void hand(HttpExchange ex, RequestHandler handler) {
       if (aborted) {
         return;
       }
       started = true;
+      current = handler;
       try {
-        delegate.onRequest(ex);
+        handler.onRequest(ex);
         while (!early.isEmpty()) {
           HttpContent c = early.poll();
           try {
             if (!ex.answered()) {
-              delegate.onContent(ex, c);
+              handler.onContent(ex, c);
             }
           } finally {
             c.release();
           }
         }
         if (ended) {
-          delegate.onEnd(ex);
+          handler.onEnd(ex);
         }
       } catch (Throwable t) {
         early.forEach(HttpContent::release);
@@ -213,7 +265,7 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
     @Override
     public void onContent(HttpExchange ex, HttpContent chunk) throws Exception {
       if (started) {
-        delegate.onContent(ex, chunk);
+        current.onContent(ex, chunk);
       } else {
         early.add(chunk.retain()); // the dispatcher releases its reference when this returns
       }
@@ -223,7 +275,7 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
     public void onEnd(HttpExchange ex) throws Exception {
       ended = true;
       if (started) {
-        delegate.onEnd(ex);
+        current.onEnd(ex);
       }
     }
 
@@ -233,21 +285,21 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
       early.forEach(HttpContent::release);
       early.clear();
       if (started) {
-        delegate.onAbort(ex, cause);
+        current.onAbort(ex, cause);
       }
     }
 
     @Override
     public void onClientWritabilityChanged(HttpExchange ex, boolean writable) {
       if (started) {
-        delegate.onClientWritabilityChanged(ex, writable);
+        current.onClientWritabilityChanged(ex, writable);
       }
     }
 
     @Override
     public void onClientClosed(HttpExchange ex) {
       if (started) {
-        delegate.onClientClosed(ex);
+        current.onClientClosed(ex);
       }
     }
   }

@@ -14,6 +14,7 @@ public final class RebalanceStats {
   private final LongAdder received = new LongAdder();
   private final LongAdder bytesReceived = new LongAdder();
   private final LongAdder failures = new LongAdder();
+  private final LongAdder neighborReads = new LongAdder();
 
   void sent(long bytes) {
     sent.increment();
@@ -23,6 +24,10 @@ public final class RebalanceStats {
   void received(long bytes) {
     received.increment();
     bytesReceived.add(bytes);
+  }
+
+  void neighborRead() {
+    neighborReads.increment();
   }
 
   void failed() {
@@ -45,6 +50,14 @@ public final class RebalanceStats {
 
   public long bytesReceived() {
     return bytesReceived.sum();
+  }
+
+  /**
+   * Reads (GET, HEAD) of objects not yet moved here that another target answered, relayed through this one
+   * (get-from-neighbor).
+   */
+  public long neighborReads() {
+    return neighborReads.sum();
   }
 
   /**

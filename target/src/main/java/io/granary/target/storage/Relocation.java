@@ -217,6 +217,11 @@ public final class Relocation {
     loc.mountpath().meta().column(TOMBSTONES).put(loc.key(), ByteBuffer.allocate(8).putLong(at).array());
   }
 
+  /** Whether the object was deleted here while objects moved (a RocksDB point read per mountpath). */
+  public boolean deletedWhileMoving(BucketProps bucket, String name) throws IOException {
+    return tombstone(store.locate(bucket, name)) > 0;
+  }
+
   /**
    * When the object was deleted while objects moved (epoch ms), or 0: the latest tombstone on any readable mountpath
    * (the HRW mountpath the delete wrote it on may have changed since).

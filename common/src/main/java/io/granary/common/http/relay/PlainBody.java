@@ -1,4 +1,4 @@
-package io.granary.proxy.relay;
+package io.granary.common.http.relay;
 
 import io.granary.common.error.ApiException;
 import io.netty.buffer.ByteBuf;

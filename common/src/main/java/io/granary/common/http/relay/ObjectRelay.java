@@ -1,4 +1,4 @@
-package io.granary.proxy.relay;
+package io.granary.common.http.relay;
 
 import io.granary.common.error.ApiException;
 import io.granary.common.error.ServiceUnavailableException;
@@ -47,6 +47,7 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   private final HttpRequest upstreamHead;  // method, target URI and headers, signed for the target
   private final RequestBody body;          // passes through or decodes the client's body
   private final String targetId;           // for errors and logs
+  private final Fallback fallback;         // null: every answer is relayed, every failure answered
 
   private HttpExchange ex;
   private Channel upstream;                // null until connected
@@ -64,11 +65,33 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
    */
   public ObjectRelay(UpstreamPool pool, InetSocketAddress target, String targetId, HttpRequest upstreamHead,
       RequestBody body) {
+    this(pool, target, targetId, upstreamHead, body, null);
+  }
+
+  /**
+   * A relay that may hand the exchange back before answering: see {@link Fallback}. Only for requests without a
+   * body (GET, HEAD), which the fallback can still answer in full.
+   */
+  public ObjectRelay(UpstreamPool pool, InetSocketAddress target, String targetId, HttpRequest upstreamHead,
+      RequestBody body, Fallback fallback) {
     this.pool = pool;
     this.target = target;
     this.targetId = targetId;
     this.upstreamHead = upstreamHead;
     this.body = body;
+    this.fallback = fallback;
+  }
+
+  /** What a relay does instead when its upstream fails before answering, or answers what it should not relay. */
+  public interface Fallback {
+    /** Whether an answer with this head goes to the client; if not, the relay drops it and calls {@link #instead}. */
+    boolean relays(HttpResponse head);
+
+    /**
+     * The upstream answered with a head {@link #relays} refused ({@code cause} null), or failed before answering
+     * ({@code head} null). Nothing was sent to the client: the exchange now belongs to the fallback. Event loop.
+     */
+    void instead(HttpResponse head, Throwable cause);
   }
 
   @Override
@@ -78,6 +101,13 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
       ex.readRequestBody(false); // nothing to send it to yet
     }
     pool.acquire(ex.eventLoop(), target, this).addListener(f -> {
+      if (!f.isSuccess() && fallback != null) {
+        if (!finished) {
+          abandon();
+          fallback.instead(null, f.cause());
+        }
+        return;
+      }
       if (!f.isSuccess()) {
         fail(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
             "target " + targetId + " at " + target + " cannot be reached: " + f.cause(), 2));
@@ -145,6 +175,11 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   @Override
   public void onResponse(HttpResponse head) {
     if (finished) {
+      return;
+    }
+    if (fallback != null && !fallback.relays(head)) {
+      abandon(); // the connection is closed rather than drained: its answer body may be any size
+      fallback.instead(head, null);
       return;
     }
     upstreamKeepAlive = HttpUtil.isKeepAlive(head);
@@ -234,6 +269,11 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   @Override
   public void onFailure(Throwable cause) {
     upstream = null; // already closed
+    if (!finished && !answerStarted && fallback != null) {
+      abandon();
+      fallback.instead(null, cause);
+      return;
+    }
     if (!finished) {
       log.debug("node={} relay to {} failed: {}", ex.nodeId(), targetId, cause.toString());
       fail(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE,
