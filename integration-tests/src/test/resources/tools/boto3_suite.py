@@ -9,12 +9,16 @@ Checks run in order and later ones use what earlier ones created; a failed check
 """
 import base64
 import concurrent.futures
+import contextlib
+import datetime
 import hashlib
 import io
 import os
 import sys
 import time
 import traceback
+import types
+import unittest.mock
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -347,10 +351,35 @@ def _():
     expect(s3.get_object(Bucket=BUCKET, Key="presigned/put.bin")["Body"].read() == data, "stored body differs")
 
 
+@contextlib.contextmanager
+def signer_clock_behind(seconds):
+    """botocore signs as if its clock were `seconds` behind: a URL presigned to expire in less than that has
+    expired already, with no waiting. SigV4 takes the time from botocore.auth.get_current_datetime (botocore
+    1.31+; datetime.datetime.utcnow before), SigV2 presigning from botocore.auth.time.time."""
+    import botocore.auth as auth
+    with contextlib.ExitStack() as stack:
+        if hasattr(auth, "get_current_datetime"):
+            real = auth.get_current_datetime
+            stack.enter_context(unittest.mock.patch.object(
+                auth, "get_current_datetime", lambda *a, **k: real(*a, **k) - datetime.timedelta(seconds=seconds)))
+        else:
+            class Behind(datetime.datetime):
+                @classmethod
+                def utcnow(cls):
+                    return datetime.datetime.utcnow() - datetime.timedelta(seconds=seconds)
+            stack.enter_context(unittest.mock.patch.object(
+                auth, "datetime", types.SimpleNamespace(datetime=Behind, timedelta=datetime.timedelta)))
+        stack.enter_context(unittest.mock.patch.object(
+            auth, "time", types.SimpleNamespace(time=lambda: time.time() - seconds, strftime=time.strftime,
+                                                gmtime=time.gmtime)))
+        yield
+
+
 @check("presigned_get_expired_403")
 def _():
-    url = s3.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin"}, ExpiresIn=1)
-    time.sleep(2.5)  # past X-Amz-Date + X-Amz-Expires: an ordering, not a timing assertion
+    with signer_clock_behind(3600):
+        url = s3.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin"},
+                                        ExpiresIn=60)
     try:
         urllib.request.urlopen(url, timeout=30)
         raise AssertionError("an expired presigned URL was served")
@@ -411,8 +440,10 @@ def _():
     query = [(k, bad if k == "Signature" else v) for k, v in query]
     status, body = http_error(urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query))))
     expect(status == 403 and "<Code>SignatureDoesNotMatch</Code>" in body, "wrong signature: %s %s" % (status, body))
-    expired = c.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin"}, ExpiresIn=1)
-    time.sleep(2.5)  # past Expires (whole seconds): an ordering, not a timing assertion
+    with signer_clock_behind(3600):
+        expired = c.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "small/data.bin"},
+                                           ExpiresIn=60)
+    expect("Expires=" in expired, "not a SigV2 URL: %s" % expired)
     status, body = http_error(expired)
     expect(status == 403 and "<Code>AccessDenied</Code>" in body, "expired: %s %s" % (status, body))
 
