@@ -19,10 +19,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code granary cluster show|node|set-state|set-weight}: look at and change cluster membership. */
+/** {@code granary cluster show|node|set-state|set-weight|rm}: look at and change cluster membership. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Show the cluster or a node, change a node's state or a target's weight.",
-    subcommands = {ClusterCommand.Show.class, NodeCommand.class, SetStateCommand.class, SetWeightCommand.class})
+    description = "Show the cluster or a node, change a node's state or a target's weight, remove a dead target.",
+    subcommands = {ClusterCommand.Show.class, NodeCommand.class, SetStateCommand.class, SetWeightCommand.class,
+        RemoveNodeCommand.class})
 public final class ClusterCommand {
 
   /**
