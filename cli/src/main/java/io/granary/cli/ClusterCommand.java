@@ -180,9 +180,12 @@ public final class ClusterCommand {
       }
       JsonNode rb = map.path("rebalance");
       if (rb.isObject()) {
-        System.out.printf("rebalance %s%d: %s, started %s%s%n", Rebalance.JOB_PREFIX, rb.path("id").asLong(),
-            rb.path("state").asText(), RebalanceReport.time(rb.path("started")),
-            rb.hasNonNull("ended") ? ", ended " + RebalanceReport.time(rb.path("ended")) : "");
+        System.out.printf("rebalance %s%d: %s%s, started %s%s%s%n", Rebalance.JOB_PREFIX, rb.path("id").asLong(),
+            rb.path("state").asText(), rb.path("attempt").asInt(1) > 1 ? " (attempt " + rb.path("attempt").asInt()
+                + ")" : "", RebalanceReport.time(rb.path("started")),
+            rb.hasNonNull("ended") ? ", ended " + RebalanceReport.time(rb.path("ended")) : "",
+            rb.hasNonNull("nextAttempt") ? "; failed, retried at " + RebalanceReport.time(rb.path("nextAttempt"))
+                : "");
       }
       if (!map.path("retired").isEmpty()) {
         List<String> retired = new ArrayList<>();
