@@ -19,10 +19,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code granary cluster show|node|set-state|set-weight}: look at and change cluster membership. */
+/** {@code granary cluster show|node|set-state|set-weight|rm}: look at and change cluster membership. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Show the cluster or a node, change a node's state or a target's weight.",
-    subcommands = {ClusterCommand.Show.class, NodeCommand.class, SetStateCommand.class, SetWeightCommand.class})
+    description = "Show the cluster or a node, change a node's state or a target's weight, remove a dead target.",
+    subcommands = {ClusterCommand.Show.class, NodeCommand.class, SetStateCommand.class, SetWeightCommand.class,
+        RemoveNodeCommand.class})
 public final class ClusterCommand {
 
   /**
@@ -179,9 +180,12 @@ public final class ClusterCommand {
       }
       JsonNode rb = map.path("rebalance");
       if (rb.isObject()) {
-        System.out.printf("rebalance %s%d: %s, started %s%s%n", Rebalance.JOB_PREFIX, rb.path("id").asLong(),
-            rb.path("state").asText(), RebalanceReport.time(rb.path("started")),
-            rb.hasNonNull("ended") ? ", ended " + RebalanceReport.time(rb.path("ended")) : "");
+        System.out.printf("rebalance %s%d: %s%s, started %s%s%s%n", Rebalance.JOB_PREFIX, rb.path("id").asLong(),
+            rb.path("state").asText(), rb.path("attempt").asInt(1) > 1 ? " (attempt " + rb.path("attempt").asInt()
+                + ")" : "", RebalanceReport.time(rb.path("started")),
+            rb.hasNonNull("ended") ? ", ended " + RebalanceReport.time(rb.path("ended")) : "",
+            rb.hasNonNull("nextAttempt") ? "; failed, retried at " + RebalanceReport.time(rb.path("nextAttempt"))
+                : "");
       }
       if (!map.path("retired").isEmpty()) {
         List<String> retired = new ArrayList<>();

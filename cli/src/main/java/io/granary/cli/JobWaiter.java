@@ -9,7 +9,8 @@ import java.nio.charset.StandardCharsets;
  * drawing its progress line on stderr, then prints the outcome. Exit code: 0 when the job succeeded, 1 otherwise.
  *
  * <p>A rebalance that a newer one supersedes (a node changed state meanwhile) has not failed: its work goes on in
- * the newer one, so the waiter follows that.
+ * the newer one, so the waiter follows that. So is a failed rebalance the primary will retry by itself
+ * ({@code next_attempt}): the waiter follows the retry.
  */
 final class JobWaiter {
   private JobWaiter() {}
@@ -34,6 +35,8 @@ final class JobWaiter {
         current = next;
       } else if ("running".equals(state)) {
         line.update(report.progress(job));
+      } else if ("failed".equals(state) && job.hasNonNull("next_attempt")) {
+        line.update(report.progress(job) + "; retrying at " + RebalanceReport.time(job.path("next_attempt")));
       } else {
         line.last(report.progress(job));
         return job;

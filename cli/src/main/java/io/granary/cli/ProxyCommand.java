@@ -4,6 +4,7 @@ import io.granary.proxy.ProxyConfig;
 import io.granary.proxy.ProxyNode;
 import io.granary.proxy.auth.CredentialStore;
 import io.granary.proxy.auth.Credentials;
+import io.granary.proxy.rebalance.RetryPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,6 +70,21 @@ public final class ProxyCommand implements Callable<Integer> {
           + "instead of streaming through the proxy.")
   boolean s3Redirect;
 
+  @Option(names = "--rebalance-retry-delay", defaultValue = "10s",
+      description = {"Wait before retrying a failed rebalance by itself (default: ${DEFAULT-VALUE}, at least 1s); "
+          + "doubles per failed attempt up to --rebalance-retry-max-delay."}, converter = DurationConverter.class)
+  Duration rebalanceRetryDelay;
+
+  @Option(names = "--rebalance-retry-max-delay", defaultValue = "5m",
+      description = "Longest wait between two attempts of a failed rebalance (default: ${DEFAULT-VALUE}).",
+      converter = DurationConverter.class)
+  Duration rebalanceRetryMaxDelay;
+
+  @Option(names = "--rebalance-attempts", defaultValue = "8", paramLabel = "N",
+      description = "Attempts of a failed rebalance in all, the first included, before the primary gives up "
+          + "(default: ${DEFAULT-VALUE}; 1: no automatic retry).")
+  int rebalanceAttempts;
+
   /** Every access key from the flags, the environment and the credentials file. */
   CredentialStore credentials() throws IOException {
     List<Credentials> all = new ArrayList<>();
@@ -89,7 +105,7 @@ public final class ProxyCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ProxyConfig cfg = new ProxyConfig(node.id, node.host, port, node.publicUrl(port), data, primary, node.ioThreads(),
         healthInterval, offlineAfter, node.httpLimits(), node.clusterSecret(), credentials(), anonymous, nativeAuth,
-        s3Redirect);
+        s3Redirect, new RetryPolicy(rebalanceRetryDelay, rebalanceRetryMaxDelay, rebalanceAttempts));
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(ProxyNode.start(cfg, fatal), node.parentPid, fatal);
   }

@@ -62,12 +62,13 @@ final class RebalanceReport implements JobReport {
       return 1;
     }
     JsonNode o = rb.path("objects");
-    out.printf(Locale.ROOT, "rebalance %s %s: %d moved (%s), %d not needed, %d received, %d failed%n", id, state,
+    int attempt = rb.path("attempt").asInt(1);
+    out.printf(Locale.ROOT, "rebalance %s %s%s: %d moved (%s), %d not needed, %d received, %d failed%n", id, state,
+        attempt > 1 ? " (attempt " + attempt + ")" : "",
         o.path("moved").asLong(), ProgressLine.bytes(rb.path("bytes").path("moved").asLong()),
         o.path("not_needed").asLong(), o.path("received").asLong(), o.path("failed").asLong());
     if ("failed".equals(state)) {
-      out.println("some objects could not be moved; reads still find them where they are. "
-          + "granary rebalance start tries again");
+      out.println("some objects could not be moved; reads still find them where they are. " + retry(rb));
     } else if ("aborted".equals(state)) {
       out.println("objects not moved yet stay where they are (reads still find them) until the next rebalance");
     }
@@ -86,6 +87,13 @@ final class RebalanceReport implements JobReport {
     }
     out.printf("rebalance %s: %s, started %s%s%n", id, rb.path("state").asText(), time(rb.path("started")),
         rb.hasNonNull("finished") ? ", finished " + time(rb.path("finished")) : "");
+    if (rb.path("attempt").asInt(1) > 1 || rb.hasNonNull("last_error")) {
+      out.printf("attempt %d%s%n", rb.path("attempt").asInt(1), rb.hasNonNull("last_error")
+          ? ", last error: " + rb.path("last_error").asText() : "");
+    }
+    if ("failed".equals(rb.path("state").asText())) {
+      out.println(retry(rb));
+    }
     JsonNode o = rb.path("objects");
     boolean counted = walksComplete(rb);
     out.printf("objects: %d of %d moved%s, %d not needed, %d failed, %d received%n", o.path("moved").asLong(),
@@ -116,6 +124,14 @@ final class RebalanceReport implements JobReport {
   public String objects(JsonNode rb) {
     JsonNode o = rb.path("objects");
     return o.isMissingNode() ? "-" : handled(o) + "/" + o.path("to_move").asLong();
+  }
+
+  /** What follows a failed rebalance: the primary's retry, or one by hand. */
+  private static String retry(JsonNode rb) {
+    return rb.hasNonNull("next_attempt")
+        ? "the primary retries it by itself at " + time(rb.path("next_attempt")) + " (attempt "
+            + (rb.path("attempt").asInt(1) + 1) + ")"
+        : "no automatic retry is left: granary rebalance start tries again once the cause is fixed";
   }
 
   /** ", 1.2 MiB/s, ETA 0:05": the rate, only meaningful while it runs, and the ETA when every target has one. */

@@ -90,6 +90,18 @@ class RebalanceReportTest {
   }
 
   @Test
+  void details_failedWithARetryScheduled_showsAttemptLastErrorAndWhenItIsRetried() throws Exception {
+    ObjectNode s = (ObjectNode) counted("failed", 1);
+    s.put("attempt", 2).put("last_error", "rb-7: t1: 1 object could not be moved")
+        .put("next_attempt", "2026-11-26T06:02:10.5Z");
+    String out = print(o -> report.details(s, o));
+    assertThat(out).contains("attempt 2, last error: rb-7: t1: 1 object could not be moved")
+        .contains("the primary retries it by itself at 2026-11-26T06:02:10Z (attempt 3)");
+    assertThat(print(o -> report.outcome(s, o))).contains("rebalance rb-7 failed (attempt 2)")
+        .doesNotContain("rebalance start");
+  }
+
+  @Test
   void outcome_moreFailuresThanListed_countsTheRest() throws Exception {
     JsonNode s = counted("failed", 5);
     String out = print(o -> report.outcome(s, o));

@@ -3,6 +3,7 @@ package io.granary.clustermap;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Instant;
 import java.util.Locale;
@@ -19,9 +20,14 @@ import java.util.Objects;
  * @param state running until every target has moved what it holds; finished or aborted after
  * @param started when the primary started it
  * @param ended when it finished or was aborted; null while running
+ * @param attempt 1 for a rebalance a change (or an operator) started; one more for each automatic retry of a
+ *     failed one (the primary starts the retry as the next rebalance, under the newest map)
+ * @param lastError why the latest failed attempt of this chain failed ({@code rb-N: ...}); null when none failed
+ * @param nextAttempt while this attempt is failed and a retry is scheduled: when the primary starts it; else null
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Rebalance(long id, State state, Instant started, Instant ended) {
+public record Rebalance(long id, State state, Instant started, Instant ended, int attempt, String lastError,
+    Instant nextAttempt) {
   /** Job ids of rebalances start with this, then the generation: {@code rb-7}. */
   public static final String JOB_PREFIX = "rb-";
 
@@ -31,11 +37,44 @@ public record Rebalance(long id, State state, Instant started, Instant ended) {
     if (id < 1) {
       throw new IllegalArgumentException("rebalance id must be >= 1, got " + id);
     }
+    if (attempt < 1) {
+      throw new IllegalArgumentException("rebalance attempt must be >= 1, got " + attempt);
+    }
   }
 
-  /** The rebalance after {@code previous} (null for the first). */
+  /** From JSON: {@code attempt} is absent in maps written before retries existed, a first attempt. */
+  @JsonCreator
+  static Rebalance fromJson(@JsonProperty("id") long id, @JsonProperty("state") State state,
+      @JsonProperty("started") Instant started, @JsonProperty("ended") Instant ended,
+      @JsonProperty("attempt") Integer attempt, @JsonProperty("lastError") String lastError,
+      @JsonProperty("nextAttempt") Instant nextAttempt) {
+    return new Rebalance(id, state, started, ended, attempt == null ? 1 : attempt, lastError, nextAttempt);
+  }
+
+  /** A first attempt, as maps before retries existed held them. */
+  public Rebalance(long id, State state, Instant started, Instant ended) {
+    this(id, state, started, ended, 1, null, null);
+  }
+
+  /** The rebalance after {@code previous} (null for the first): a first attempt. */
   public static Rebalance next(Rebalance previous, Instant now) {
     return new Rebalance(previous == null ? 1 : previous.id + 1, State.RUNNING, now, null);
+  }
+
+  /**
+   * The automatic retry of this failed rebalance: the next id (so every target walks everything again, under the
+   * map that carries it), one more attempt, the same last error.
+   */
+  public Rebalance retry(Instant now) {
+    return new Rebalance(id + 1, State.RUNNING, now, null, attempt + 1, lastError, null);
+  }
+
+  /**
+   * This attempt, found failed with {@code error}: still running in the map (its objects may be misplaced, so reads
+   * keep looking on the holders), retried at {@code nextAttempt}, or not automatically when that is null.
+   */
+  public Rebalance failed(String error, Instant nextAttempt) {
+    return new Rebalance(id, state, started, ended, attempt, error, nextAttempt);
   }
 
   /** The job id clients see: {@code rb-ID}. */
@@ -62,8 +101,9 @@ public record Rebalance(long id, State state, Instant started, Instant ended) {
     return state == State.RUNNING;
   }
 
+  /** Finished or aborted now: a scheduled retry is dropped with it. */
   public Rebalance ended(State end, Instant now) {
-    return new Rebalance(id, end, started, now);
+    return new Rebalance(id, end, started, now, attempt, lastError, null);
   }
 
   /** Where a rebalance is. */

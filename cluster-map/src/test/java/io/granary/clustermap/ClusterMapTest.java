@@ -139,6 +139,31 @@ class ClusterMapTest {
   }
 
   @Test
+  void rebalance_retry_isTheNextIdWithOneMoreAttempt_andEndingDropsTheScheduledRetry() throws Exception {
+    Instant t = Instant.parse("2026-11-26T00:00:00Z");
+    Rebalance first = Rebalance.next(null, t);
+    assertThat(first.attempt()).isEqualTo(1);
+    assertThat(first.lastError()).isNull();
+    Rebalance failed = first.failed("rb-1: t2: 3 objects could not be moved", t.plusSeconds(10));
+    assertThat(failed.running()).as("a failed attempt keeps the map unsettled").isTrue();
+    assertThat(failed.id()).isEqualTo(1);
+    Rebalance retry = failed.retry(t.plusSeconds(10));
+    assertThat(retry.id()).isEqualTo(2);
+    assertThat(retry.attempt()).isEqualTo(2);
+    assertThat(retry.lastError()).isEqualTo("rb-1: t2: 3 objects could not be moved");
+    assertThat(retry.nextAttempt()).isNull();
+    assertThat(failed.ended(Rebalance.State.ABORTED, t).nextAttempt()).as("no retry after an abort").isNull();
+    assertThat(Rebalance.next(retry, t).attempt()).as("a new change starts over").isEqualTo(1);
+
+    ClusterMap m = threeTargets().withRebalance(failed);
+    String json = ClusterJson.mapper().writeValueAsString(m);
+    assertThat(json).contains("\"attempt\":1", "\"lastError\":\"rb-1: t2", "\"nextAttempt\":");
+    assertThat(ClusterJson.mapper().readValue(json, ClusterMap.class)).isEqualTo(m);
+    String old = "{\"id\":4,\"state\":\"running\",\"started\":\"2026-11-26T00:00:00Z\"}";
+    assertThat(ClusterJson.mapper().readValue(old, Rebalance.class).attempt()).isEqualTo(1);
+  }
+
+  @Test
   void json_roundTripsWithDocumentedFields() throws Exception {
     ClusterMap m = threeTargets().withNode(
         new Node("t2", NodeRole.TARGET, "http://127.0.0.1:51082", NodeState.MAINTENANCE, 2.5));

@@ -2,6 +2,7 @@ package io.granary.proxy;
 
 import io.granary.common.http.HttpLimits;
 import io.granary.proxy.auth.CredentialStore;
+import io.granary.proxy.rebalance.RetryPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -25,15 +26,18 @@ import java.util.Objects;
  * @param anonymous serve unsigned requests (S3 and native) instead of answering 403 AccessDenied
  * @param nativeAuth require SigV4 on the native /v1/ API too (health and the cluster map stay open)
  * @param s3Redirect answer S3 object GET/HEAD with a 307 to a signed target URL instead of streaming through
+ * @param rebalanceRetry when the primary retries a failed rebalance by itself
  */
 public record ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
     int ioThreads, Duration healthInterval, Duration offlineAfter, HttpLimits http, String clusterSecret,
-    CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect) {
+    CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect,
+    RetryPolicy rebalanceRetry) {
   public ProxyConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(credentials, "credentials");
     Objects.requireNonNull(http, "http");
+    rebalanceRetry = rebalanceRetry == null ? RetryPolicy.DEFAULTS : rebalanceRetry;
     if (credentials.size() == 0 && !anonymous) {
       throw new IllegalArgumentException("no access keys: give --access-key/--secret-key or --credentials-file, "
           + "or allow unsigned requests with --anonymous");

@@ -146,7 +146,7 @@ public final class ProxyNode implements AutoCloseable {
       authority.bootstrap(new Node(id, NodeRole.PROXY, url, NodeState.ACTIVE, 1));
       monitor.start();
       RebalanceCoordinator coordinator = new RebalanceCoordinator(holder, authority, client, scheduler, control,
-          RebalanceCoordinator.INTERVAL);
+          RebalanceCoordinator.INTERVAL, cfg.rebalanceRetry());
       coordinator.start();
       HealthMonitor startedMonitor = monitor;
       membership = () -> {

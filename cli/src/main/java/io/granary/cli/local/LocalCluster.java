@@ -224,6 +224,26 @@ public final class LocalCluster implements AutoCloseable {
     launch(id, commands.get(id));
   }
 
+  /**
+   * Starts a stopped or killed node again with {@code option} set to {@code value} (replacing its value, or added),
+   * the rest of its arguments unchanged: e.g. a target back with more capacity.
+   */
+  public void restartWith(String id, String option, String value) throws IOException {
+    Process p = processes.get(id);
+    if (p != null && p.isAlive()) {
+      throw new IllegalStateException(id + " is still running");
+    }
+    List<String> args = new ArrayList<>(commands.get(id));
+    int at = args.indexOf(option);
+    if (at >= 0 && at + 1 < args.size()) {
+      args.set(at + 1, value);
+    } else {
+      args.add(option);
+      args.add(value);
+    }
+    launch(id, args);
+  }
+
   private void launch(String id, List<String> args) throws IOException {
     Files.createDirectories(opts.dataDir());
     List<String> cmd = new ArrayList<>();

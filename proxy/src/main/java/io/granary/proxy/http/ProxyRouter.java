@@ -4,6 +4,7 @@ import io.granary.common.api.ApiPaths;
 import io.granary.common.error.AccessDeniedException;
 import io.granary.proxy.ProxyContext;
 import io.granary.proxy.jobs.ProxyJobRoutes;
+import io.granary.proxy.membership.DeadTargetRemover;
 import io.granary.proxy.mountpath.NodeMountpathsHandler;
 import io.granary.proxy.rebalance.NodeStatusHandler;
 import io.granary.common.api.ObjectAddress;
@@ -143,6 +144,9 @@ public final class ProxyRouter implements Router {
       }
       if (m.equals(HttpMethod.PUT)) {
         return primary() ? new NodeStateHandler(ctx.authority(), ctx.control()) : forward();
+      } else if (m.equals(HttpMethod.DELETE)) {
+        return primary() ? new NodeRemoveHandler(new DeadTargetRemover(cluster, ctx.authority(), ctx.client(),
+            ctx.control())) : forward();
       } else if (m.equals(HttpMethod.GET)) {
         return new NodeStatusHandler(cluster, ctx.client());
       }

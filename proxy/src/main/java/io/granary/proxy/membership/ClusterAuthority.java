@@ -24,6 +24,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -255,6 +256,63 @@ public final class ClusterAuthority {
     }
     log.info("node={} job={} rebalance finished", holder.nodeId(), r.jobId());
     return publish(new ClusterMetadata(next, md.buckets()));
+  }
+
+  /**
+   * Records that rebalance {@code id} failed (every target walked everything, some objects could not move) with
+   * {@code error}, and when the primary retries it ({@code nextAttempt}; null: not automatically). The map stays
+   * unsettled meanwhile. Nothing when {@code id} is not the running rebalance any more, or this is recorded already.
+   */
+  public synchronized ClusterMetadata rebalanceFailed(long id, String error, Instant nextAttempt) {
+    ClusterMetadata md = holder.require().metadata();
+    Rebalance r = md.map().rebalance();
+    if (r == null || r.id() != id || !r.running()
+        || (Objects.equals(r.lastError(), error) && Objects.equals(r.nextAttempt(), nextAttempt))) {
+      return md;
+    }
+    return publish(new ClusterMetadata(md.map().withRebalance(r.failed(error, nextAttempt)), md.buckets()));
+  }
+
+  /**
+   * Starts the retry of failed rebalance {@code id} as the next rebalance, under the current map, one attempt more.
+   * Nothing when {@code id} is no longer the running rebalance with a retry scheduled: it was aborted, finished, or
+   * a newer change (or an operator) started a newer one meanwhile.
+   */
+  public synchronized ClusterMetadata retryRebalance(long id) {
+    ClusterMetadata md = holder.require().metadata();
+    Rebalance r = md.map().rebalance();
+    if (r == null || r.id() != id || !r.running() || r.nextAttempt() == null) {
+      return md;
+    }
+    Rebalance next = r.retry(clock.instant());
+    log.info("node={} job={} rebalance attempt {} started: retrying {} ({})", holder.nodeId(), next.jobId(),
+        next.attempt(), r.jobId(), r.lastError());
+    return publish(new ClusterMetadata(md.map().withRebalance(next), md.buckets()));
+  }
+
+  /**
+   * Removes a dead target (its process and disks gone for good) from the map without moving its data, which is
+   * impossible: its id is retired, and a rebalance among the survivors starts in the same version. The caller has
+   * probed it first; this checks again against the current map ({@link RemovalCheck}: 404 unknown, 409 alive, a
+   * proxy, or asked without force) and refuses with 409 to remove the last target in placement.
+   */
+  public synchronized ForcedRemoval removeDeadTarget(String id) {
+    ClusterMetadata md = holder.require().metadata();
+    Node n = RemovalCheck.require(md.map(), id, true);
+    ClusterMap next = md.map().retire(id);
+    if (next.placement().size() == 0) {
+      throw new ConflictException(ConflictException.INVALID_STATE, "target " + id
+          + " is the last target in placement; removing it would leave the cluster nowhere to place objects");
+    }
+    if (next.placementSignature().equals(md.map().placementSignature())) {
+      // It was out of placement already: the survivors walk again anyway, so the map settles without it.
+      next = next.startingRebalance(Rebalance.next(next.rebalance(), clock.instant()));
+    }
+    ClusterMetadata after = publish(new ClusterMetadata(next, md.buckets()));
+    ForcedRemoval report = ForcedRemoval.of(n, after);
+    log.warn("node={} target {} ({}) removed by force, its data not moved; job={}; lost: {}; refetched: {}",
+        holder.nodeId(), id, n.state().wireName(), report.rebalance(), report.lost(), report.refetched());
+    return report;
   }
 
   /** The latest rebalance if it is {@code id}; 404 for an id the cluster never had, 409 for a superseded one. */

@@ -6,6 +6,7 @@ import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.proxy.membership.ClusterAuthority;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * The primary's side of rebalancing: while the map's rebalance runs, it asks every target for its progress each
  * {@code interval}; once every target has moved what it holds (and every leaving target holds nothing), it finishes
  * the rebalance, and the targets being decommissioned leave the map. Targets that cannot answer (offline,
- * suspended) hold it open: their objects may be misplaced until they return.
+ * suspended) hold it open: their objects may be misplaced until they return. A rebalance that cannot finish
+ * because some objects could not move is retried by itself ({@link RebalanceRetries}).
  *
  * <p>Threads: rounds run on the membership scheduler and only send requests; the answer is handled on the control
  * client's threads, and the finish (which persists and pushes metadata) on the control pool.
@@ -34,19 +36,20 @@ public final class RebalanceCoordinator implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final BoundedExecutor control;
   private final Duration interval;
+  private final RebalanceRetries retries;
   private final AtomicBoolean asking = new AtomicBoolean();
   private ScheduledFuture<?> task;
   private long lastReported;
-  private long lastFailed;
 
   public RebalanceCoordinator(ClusterMetadataHolder holder, ClusterAuthority authority, ControlClient client,
-      ScheduledExecutorService scheduler, BoundedExecutor control, Duration interval) {
+      ScheduledExecutorService scheduler, BoundedExecutor control, Duration interval, RetryPolicy retry) {
     this.holder = holder;
     this.authority = authority;
     this.targets = new TargetProgress(client);
     this.scheduler = scheduler;
     this.control = control;
     this.interval = interval;
+    this.retries = new RebalanceRetries(holder.nodeId(), authority, retry, scheduler, control, Clock.systemUTC());
   }
 
   public void start() {
@@ -56,10 +59,14 @@ public final class RebalanceCoordinator implements AutoCloseable {
 
   private void round() {
     ClusterMap map = holder.snapshot().map(ClusterMetadataHolder.Snapshot::map).orElse(null);
-    if (map == null || map.rebalance() == null || !map.rebalance().running() || !asking.compareAndSet(false, true)) {
+    if (map == null || map.rebalance() == null || !map.rebalance().running()) {
       return;
     }
     Rebalance r = map.rebalance();
+    retries.follow(r);
+    if (!asking.compareAndSet(false, true)) {
+      return;
+    }
     targets.ask(map).whenComplete((answers, err) -> {
       asking.set(false);
       if (err != null) {
@@ -74,10 +81,8 @@ public final class RebalanceCoordinator implements AutoCloseable {
             log.warn("node={} job={} finishing the rebalance failed: {}", holder.nodeId(), r.jobId(), e.toString());
           }
         });
-      } else if (view.failed() && lastFailed != r.id()) {
-        lastFailed = r.id();
-        log.error("node={} job={} rebalance cannot finish: some objects could not be moved ({}); see "
-            + "GET /v1/jobs/{}", holder.nodeId(), r.jobId(), view.waitingFor(), r.jobId());
+      } else if (view.failed()) {
+        retries.failed(r, view);
       } else if (System.nanoTime() - lastReported > TimeUnit.SECONDS.toNanos(30)) {
         lastReported = System.nanoTime();
         log.info("node={} job={} rebalance running; waiting for {}", holder.nodeId(), r.jobId(), view.waitingFor());

@@ -74,7 +74,7 @@ public final class RebalanceJobs implements JobKind {
   public CompletableFuture<Object> status(String id, Duration wait) {
     long n = idOf(id);
     CompletableFuture<RebalanceStatus> s = wait == null ? status(n)
-        : ProxyJobs.awaitEnd(() -> status(n), RebalanceStatus::running, wait, timer);
+        : ProxyJobs.awaitEnd(() -> status(n), RebalanceStatus::ongoing, wait, timer);
     return s.thenApply(x -> x);
   }
 

@@ -28,12 +28,16 @@ import java.util.TreeMap;
  * @param started when the primary started it
  * @param finished when it finished or was aborted; null while running
  * @param targets each target's part, by id (absent for a superseded rebalance: targets keep only the latest)
+ * @param attempt 1, or the automatic retry this is of a failed rebalance (2 for the first retry)
+ * @param lastError why the latest failed attempt of this chain failed; null when none did
+ * @param nextAttempt when failed: when the primary retries it by itself; null when it will not
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record RebalanceStatus(String id, String kind, String state, String supersededBy, Objects objects, Bytes bytes,
     double bytesPerSecond, Long etaSeconds, List<String> waitingFor, List<Failure> failures, Instant started,
-    Instant finished, Map<String, RebalanceProgress> targets) {
+    Instant finished, Map<String, RebalanceProgress> targets, Integer attempt, String lastError,
+    Instant nextAttempt) {
 
   @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
   record Objects(long toMove, long moved, long notNeeded, long received, long failed) {
@@ -50,10 +54,15 @@ record RebalanceStatus(String id, String kind, String state, String supersededBy
     return "running".equals(state);
   }
 
+  /** Running, or failed with a retry scheduled: not over yet, for a client that waits for the end. */
+  boolean ongoing() {
+    return running() || ("failed".equals(state) && nextAttempt != null);
+  }
+
   /** A rebalance a newer one took over. */
   static RebalanceStatus superseded(long id, Rebalance latest) {
     return new RebalanceStatus(Rebalance.JOB_PREFIX + id, "rebalance", "superseded", latest.jobId(), null, null, 0,
-        null, List.of(), List.of(), null, null, null);
+        null, List.of(), List.of(), null, null, null, null, null, null);
   }
 
   /** The latest rebalance, from its targets' answers. */
@@ -101,6 +110,6 @@ record RebalanceStatus(String id, String kind, String state, String supersededBy
     return new RebalanceStatus(r.jobId(), "rebalance", state, null,
         new Objects(toMove, moved, notNeeded, received, failed), new Bytes(bytesToMove, bytesMoved, bytesReceived),
         rate, r.running() ? eta : Long.valueOf(0), r.running() ? view.waitingFor() : List.of(), failures, r.started(),
-        r.ended(), parts);
+        r.ended(), parts, r.attempt(), r.lastError(), "failed".equals(state) ? r.nextAttempt() : null);
   }
 }

@@ -18,6 +18,8 @@ import java.util.TreeSet;
  * @param answers each target's answer, by id
  */
 record RebalanceView(Rebalance rebalance, Map<String, TargetProgress.Answer> answers) {
+  /** Longest failure summary kept in the map: it travels with every map version. */
+  private static final int MAX_SUMMARY = 600;
 
   /**
    * Whether every target holds nothing misplaced for this rebalance: each answered {@code done} for it, and each
@@ -67,6 +69,26 @@ record RebalanceView(Rebalance rebalance, Map<String, TargetProgress.Answer> ans
       anyFailed |= RebalanceProgress.FAILED.equals(p.state());
     }
     return anyFailed;
+  }
+
+  /**
+   * Why the rebalance failed, in one line: each failed target with how many objects it could not move and its first
+   * failure ({@code t1: 12 objects could not be moved, first a/b: target t4 refused a/b: 507 ...}).
+   */
+  String failureSummary() {
+    List<String> parts = new ArrayList<>();
+    for (TargetProgress.Answer a : answers.values()) {
+      RebalanceProgress p = a.progress();
+      if (p == null || !RebalanceProgress.FAILED.equals(p.state())) {
+        continue;
+      }
+      String first = p.failures().isEmpty() ? "" : ", first " + (p.failures().get(0).object().isEmpty() ? ""
+          : p.failures().get(0).object() + ": ") + p.failures().get(0).error();
+      parts.add(a.target().id() + ": " + p.failed() + (p.failed() == 1 ? " object" : " objects")
+          + " could not be moved" + first);
+    }
+    String s = String.join("; ", parts);
+    return s.length() > MAX_SUMMARY ? s.substring(0, MAX_SUMMARY) + "..." : s;
   }
 
   static RebalanceView of(ClusterMap map, Map<String, TargetProgress.Answer> answers) {

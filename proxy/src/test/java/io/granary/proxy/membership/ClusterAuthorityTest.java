@@ -447,6 +447,96 @@ class ClusterAuthorityTest {
   }
 
   @Test
+  void retryRebalance_afterAFailureIsRecorded_startsTheNextIdOneAttemptMore_underTheCurrentMap() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    long id = authority.startRebalance().map().rebalance().id();
+    assertThat(authority.retryRebalance(id).map().rebalance().id()).as("no retry scheduled: nothing").isEqualTo(id);
+
+    ClusterMetadata failed = authority.rebalanceFailed(id, "rb-" + id + ": t1: 2 objects could not be moved",
+        NOW.plusSeconds(10));
+    assertThat(failed.map().rebalance().running()).as("unsettled until a retry succeeds").isTrue();
+    assertThat(failed.map().rebalance().nextAttempt()).isEqualTo(NOW.plusSeconds(10));
+    assertThat(authority.rebalanceFailed(id, "rb-" + id + ": t1: 2 objects could not be moved", NOW.plusSeconds(10)))
+        .as("recorded already: no new version").isEqualTo(failed);
+
+    ClusterMetadata retried = authority.retryRebalance(id);
+    io.granary.clustermap.Rebalance r = retried.map().rebalance();
+    assertThat(r.id()).isEqualTo(id + 1);
+    assertThat(r.attempt()).isEqualTo(2);
+    assertThat(r.lastError()).isEqualTo("rb-" + id + ": t1: 2 objects could not be moved");
+    assertThat(r.nextAttempt()).isNull();
+    assertThat(authority.retryRebalance(id)).as("the retry of a superseded rebalance does nothing").isEqualTo(retried);
+    assertThat(persisted()).isEqualTo(retried);
+  }
+
+  @Test
+  void retryRebalance_afterAnAbort_doesNothing() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    long id = authority.startRebalance().map().rebalance().id();
+    authority.rebalanceFailed(id, "rb-" + id + ": broken", NOW.plusSeconds(10));
+    ClusterMetadata aborted = authority.abortRebalance(id);
+    assertThat(aborted.map().rebalance().nextAttempt()).as("the abort drops the scheduled retry").isNull();
+    assertThat(authority.retryRebalance(id)).isEqualTo(aborted);
+    assertThat(authority.rebalanceFailed(id, "rb-" + id + ": again", NOW.plusSeconds(20))).isEqualTo(aborted);
+    assertThat(persisted()).isEqualTo(aborted);
+  }
+
+  @Test
+  void removeDeadTarget_offline_leavesTheMapRetired_startsARebalance_andSaysWhatIsLost() throws IOException {
+    bootstrapWithTargets("t1", "t2", "t3");
+    authority.createBucket(Bucket.local("train"), ChecksumType.XXHASH64);
+    authority.createBucket(new Bucket(Provider.AWS, "imagenet"), ChecksumType.XXHASH64, null, null);
+    authority.healthChanged("t3", false);
+    long rb = persisted().map().rebalance() == null ? 0 : persisted().map().rebalance().id();
+
+    ForcedRemoval report = authority.removeDeadTarget("t3");
+    ClusterMetadata after = persisted();
+    assertThat(after.map().targets()).containsOnlyKeys("t1", "t2");
+    assertThat(after.map().retired()).containsExactly("t3");
+    assertThat(after.map().rebalance().id()).isEqualTo(rb + 1);
+    assertThat(after.map().rebalance().running()).isTrue();
+    assertThat(report.removed()).isEqualTo("t3");
+    assertThat(report.state()).isEqualTo("offline");
+    assertThat(report.mapVersion()).isEqualTo(after.map().version());
+    assertThat(report.rebalance()).isEqualTo(after.map().rebalance().jobId());
+    assertThat(report.localBuckets()).containsExactly(Bucket.local("train").toString());
+    assertThat(report.remoteBuckets()).containsExactly(new Bucket(Provider.AWS, "imagenet").toString());
+    assertThatThrownBy(() -> authority.join(target("t3"))).isInstanceOfSatisfying(ConflictException.class,
+        e -> assertThat(e.code()).isEqualTo(ConflictException.NODE_DECOMMISSIONED));
+  }
+
+  @Test
+  void removeDeadTarget_outOfPlacementAlready_stillStartsARebalanceAmongTheSurvivors() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    authority.setState("t2", NodeState.DECOMMISSIONING);
+    long rb = persisted().map().rebalance().id();
+    authority.removeDeadTarget("t2");
+    assertThat(persisted().map().rebalance().id()).isEqualTo(rb + 1);
+    assertThat(persisted().map().targets()).containsOnlyKeys("t1");
+  }
+
+  @Test
+  void removeDeadTarget_refusals_changeNothing() throws IOException {
+    bootstrapWithTargets("t1", "t2");
+    authority.healthChanged("t2", false);
+    authority.setState("t1", NodeState.MAINTENANCE);
+    ClusterMetadata before = persisted();
+    assertThatThrownBy(() -> authority.removeDeadTarget("t9")).isInstanceOf(NodeNotFoundException.class);
+    assertThatThrownBy(() -> authority.removeDeadTarget("p1")).isInstanceOf(ConflictException.class)
+        .hasMessageContaining("primary");
+    assertInvalidState(() -> authority.removeDeadTarget("t2")); // t1 is out of placement: t2 is the last placed
+    authority.setState("t1", NodeState.ACTIVE);
+    ClusterMetadata active = persisted();
+    assertThatThrownBy(() -> authority.removeDeadTarget("t1")).isInstanceOfSatisfying(ConflictException.class,
+        e -> assertThat(e.code()).isEqualTo(RemovalCheck.NODE_ALIVE));
+    assertThatThrownBy(() -> RemovalCheck.require(active.map(), "t2", false))
+        .isInstanceOfSatisfying(ConflictException.class, e -> assertThat(e.code())
+            .isEqualTo(RemovalCheck.FORCE_REQUIRED));
+    assertThat(persisted()).isEqualTo(active);
+    assertThat(active.map().version()).isEqualTo(before.map().version() + 1);
+  }
+
+  @Test
   void setState_sameState_isNoOp() throws IOException {
     ClusterMetadata md = bootstrapWithTargets("t1");
     assertThat(authority.setState("t1", NodeState.ACTIVE)).isEqualTo(md);
