@@ -6,12 +6,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -80,9 +84,16 @@ class AwsCliIT {
     return JSON.readTree(r.output().substring(r.output().indexOf('{')));
   }
 
+  /** The CRC32 of {@code data[from, to)}, as S3 writes it: the 4 bytes big-endian, base64. */
+  static String crc32(byte[] data, int from, int to) {
+    CRC32 c = new CRC32();
+    c.update(data, from, to - from);
+    return Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt((int) c.getValue()).array());
+  }
+
   @Test
   @Order(1)
-  void awsS3Cp_uploadsInThreeParts_withCrc32Checksums_andDownloadsByteExact() throws Exception {
+  void awsS3Cp_uploadsInThreeParts_withCrc32PartChecksums_andDownloadsByteExact() throws Exception {
     aws("s3", "mb", S3);
     Tools.Run cp = aws("s3", "cp", "--only-show-errors", "--checksum-algorithm", "CRC32", big.toString(),
         S3 + "/big.bin");
@@ -128,7 +139,8 @@ class AwsCliIT {
 
   @Test
   @Order(4)
-  void s3apiGetObjectAttributes_answersETagSizeChecksumAndParts() throws Exception {
+  void s3apiGetObjectAttributes_answersETagSizeChecksumAndEachPartWithItsChecksum() throws Exception {
+    byte[] data = Files.readAllBytes(big);
     JsonNode a = json(aws("s3api", "get-object-attributes", "--bucket", BUCKET, "--key", "big.bin",
         "--object-attributes", "ETag", "Checksum", "ObjectParts", "StorageClass", "ObjectSize"));
     assertThat(a.path("ETag").asText()).isEqualTo(S3cmdIT.multipartETag(big, PART));
@@ -140,16 +152,51 @@ class AwsCliIT {
     assertThat(parts.path("TotalPartsCount").asInt()).as(a.toString()).isEqualTo(3);
     assertThat(parts.path("IsTruncated").asBoolean()).isFalse();
     List<String> got = new ArrayList<>();
-    for (JsonNode p : parts.path("Parts")) {
-      got.add(p.path("PartNumber").asInt() + " " + p.path("Size").asLong());
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      JsonNode p = parts.path("Parts").path(i);
+      int from = i * PART;
+      int to = Math.min(BIG, from + PART);
+      got.add(p.path("PartNumber").asInt() + " " + p.path("Size").asLong() + " " + p.path("ChecksumCRC32").asText());
+      expected.add((i + 1) + " " + (to - from) + " " + crc32(data, from, to));
     }
-    assertThat(got).as(a.toString()).containsExactly("1 " + PART, "2 " + PART, "3 " + (BIG - 2 * PART));
+    assertThat(got).as(a.toString()).isEqualTo(expected);
 
-    // a single-PUT object: no parts
+    // a page of one part, after part 1
+    JsonNode page = json(aws("s3api", "get-object-attributes", "--bucket", BUCKET, "--key", "big.bin",
+        "--object-attributes", "ObjectParts", "--max-parts", "1", "--part-number-marker", "1"));
+    assertThat(page.path("ObjectParts").path("Parts")).as(page.toString()).hasSize(1);
+    assertThat(page.path("ObjectParts").path("Parts").path(0).path("ChecksumCRC32").asText())
+        .isEqualTo(crc32(data, PART, 2 * PART));
+    assertThat(page.path("ObjectParts").path("IsTruncated").asBoolean()).isTrue();
+
+    // a single-PUT object: its checksum, no parts
     JsonNode once = json(aws("s3api", "get-object-attributes", "--bucket", BUCKET, "--key", "once.txt",
         "--object-attributes", "ETag", "ObjectSize", "ObjectParts"));
     assertThat(once.path("ObjectSize").asLong()).isEqualTo("first writer".length());
     assertThat(once.has("ObjectParts")).as(once.toString()).isFalse();
+  }
+
+  @Test
+  @Order(5)
+  void s3apiHeadAndGetObject_withPartNumberAndChecksumMode_answerThatPartsChecksum() throws Exception {
+    byte[] data = Files.readAllBytes(big);
+    JsonNode head = json(aws("s3api", "head-object", "--bucket", BUCKET, "--key", "big.bin", "--part-number", "3",
+        "--checksum-mode", "ENABLED"));
+    assertThat(head.path("ContentLength").asLong()).isEqualTo(BIG - 2L * PART);
+    assertThat(head.path("PartsCount").asInt()).isEqualTo(3);
+    assertThat(head.path("ChecksumCRC32").asText()).as(head.toString()).isEqualTo(crc32(data, 2 * PART, BIG));
+    assertThat(head.path("ChecksumType").asText()).isEqualTo("COMPOSITE");
+
+    Path part = scratch.resolve("down/part2.bin");
+    JsonNode get = json(aws("s3api", "get-object", "--bucket", BUCKET, "--key", "big.bin", "--part-number", "2",
+        "--checksum-mode", "ENABLED", part.toString()));
+    assertThat(get.path("ChecksumCRC32").asText()).as(get.toString()).isEqualTo(crc32(data, PART, 2 * PART));
+    assertThat(Files.readAllBytes(part)).isEqualTo(Arrays.copyOfRange(data, PART, 2 * PART));
+
+    JsonNode whole = json(aws("s3api", "head-object", "--bucket", BUCKET, "--key", "big.bin", "--checksum-mode",
+        "ENABLED"));
+    assertThat(whole.path("ChecksumCRC32").asText()).endsWith("-3");
   }
 
   @Test
