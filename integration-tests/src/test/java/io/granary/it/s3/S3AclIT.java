@@ -298,6 +298,57 @@ class S3AclIT {
   }
 
   @Test
+  @Order(1)
+  void aclPolicyBodies_spellingOutACannedAcl_areKept_asS3cmdSetaclSendsThem() throws Exception {
+    String bucket = "acl-policy";
+    s3.createBucket(b -> b.bucket(bucket));
+    s3.putObject(b -> b.bucket(bucket).key("k"), RequestBody.fromBytes(DATA));
+    Grant owner = Grant.builder().permission(Permission.FULL_CONTROL)
+        .grantee(g -> g.type(Type.CANONICAL_USER).id("granary")).build();
+    Grant allUsersRead = Grant.builder().permission(Permission.READ)
+        .grantee(g -> g.type(Type.GROUP).uri(ALL_USERS)).build();
+    s3.putObjectAcl(b -> b.bucket(bucket).key("k").accessControlPolicy(p -> p.owner(o -> o.id("granary"))
+        .grants(owner, allUsersRead)));
+    assertThat(objectPublic(bucket, "k")).isTrue();
+    assertThat(anonymous.getObjectAsBytes(b -> b.bucket(bucket).key("k")).asByteArray()).isEqualTo(DATA);
+    s3.putBucketAcl(b -> b.bucket(bucket).accessControlPolicy(p -> p.owner(o -> o.id("granary"))
+        .grants(owner, allUsersRead)));
+    assertThat(bucketPublic(bucket)).isTrue();
+    assertThat(anonymous.listObjectsV2(b -> b.bucket(bucket)).contents()).extracting(S3Object::key)
+        .containsExactly("k");
+
+    // GetObjectAcl's own answer, PUT back: what s3cmd setacl --acl-private does
+    s3.putObjectAcl(b -> b.bucket(bucket).key("k").accessControlPolicy(p -> p.owner(o -> o.id("granary"))
+        .grants(owner)));
+    assertThat(objectPublic(bucket, "k")).isFalse();
+    assertDenied(unsigned("GET", "/" + bucket + "/k", null), "GET of an object made private by a policy");
+    s3.putBucketAcl(b -> b.bucket(bucket).accessControlPolicy(p -> p.owner(o -> o.id("granary")).grants(owner)));
+    assertThat(bucketPublic(bucket)).isFalse();
+
+    // refused, changing nothing: a header and a body; a malformed policy; a grant to someone else
+    byte[] publicPolicy = ("<AccessControlPolicy><Owner><ID>granary</ID></Owner><AccessControlList>"
+        + "<Grant><Grantee><ID>granary</ID></Grantee><Permission>FULL_CONTROL</Permission></Grant>"
+        + "<Grant><Grantee><URI>" + ALL_USERS + "</URI></Grantee><Permission>READ</Permission></Grant>"
+        + "</AccessControlList></AccessControlPolicy>").getBytes(StandardCharsets.UTF_8);
+    Http.Reply both = S3Support.sendSigned(cluster, "PUT", "/" + bucket + "/k?acl", Map.of("x-amz-acl", "private"),
+        publicPolicy, publicPolicy);
+    assertThat(both.status()).as(both.bodyText()).isEqualTo(400);
+    assertThat(both.bodyText()).contains("<Code>InvalidRequest</Code>");
+    byte[] notAPolicy = "<AccessControlPolicy><Owner/></AccessControlPolicy>".getBytes(StandardCharsets.UTF_8);
+    for (String path : List.of("/" + bucket + "/k?acl", "/" + bucket + "?acl")) {
+      Http.Reply malformed = S3Support.sendSigned(cluster, "PUT", path, Map.of(), notAPolicy, notAPolicy);
+      assertThat(malformed.status()).as(malformed.bodyText()).isEqualTo(400);
+      assertThat(malformed.bodyText()).contains("<Code>MalformedACLError</Code>");
+    }
+    Grant someone = Grant.builder().permission(Permission.READ)
+        .grantee(g -> g.type(Type.CANONICAL_USER).id("someone-else")).build();
+    assertS3Error(() -> s3.putObjectAcl(b -> b.bucket(bucket).key("k").accessControlPolicy(p -> p
+        .owner(o -> o.id("granary")).grants(owner, allUsersRead, someone))), 501, "NotImplemented");
+    assertThat(objectPublic(bucket, "k")).isFalse();
+    assertThat(bucketPublic(bucket)).isFalse();
+  }
+
+  @Test
   @Order(2)
   void objectAcl_movesWithTheObject_toANewTarget() throws Exception {
     String bucket = "acl-moving";

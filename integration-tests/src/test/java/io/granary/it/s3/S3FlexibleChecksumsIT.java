@@ -325,6 +325,28 @@ class S3FlexibleChecksumsIT {
         .objectAttributes(ObjectAttributes.CHECKSUM));
     assertThat(attrs.checksum().checksumCRC32()).isEqualTo(composite);
     assertThat(attrs.checksum().checksumType()).isEqualTo(ChecksumType.COMPOSITE);
+
+    // each part's checksum is kept after the upload is gone: listed with the parts, answered for a part's read
+    GetObjectAttributesResponse listed = s3.getObjectAttributes(b -> b.bucket(bucket).key("composite")
+        .objectAttributes(ObjectAttributes.OBJECT_PARTS));
+    java.util.List<String> kept = new java.util.ArrayList<>(); // base64, as S3 answers each
+    for (byte[] part : parts) {
+      kept.add(base64Of("crc32", part));
+    }
+    assertThat(listed.objectParts().parts()).extracting(ObjectPart::checksumCRC32).isEqualTo(kept);
+    for (int n = 1; n <= parts.length; n++) {
+      int number = n;
+      HeadObjectResponse part = s3.headObject(b -> b.bucket(bucket).key("composite").partNumber(number)
+          .checksumMode(ChecksumMode.ENABLED));
+      assertThat(part.checksumCRC32()).as("part %d", n).isEqualTo(kept.get(n - 1));
+      assertThat(part.partsCount()).isEqualTo(3);
+    }
+    ResponseBytes<GetObjectResponse> second = s3.getObjectAsBytes(b -> b.bucket(bucket).key("composite")
+        .partNumber(2).checksumMode(ChecksumMode.ENABLED));
+    assertThat(second.response().checksumCRC32()).isEqualTo(kept.get(1));
+    assertThat(second.asByteArray()).isEqualTo(parts[1]);
+    assertThat(s3.headObject(b -> b.bucket(bucket).key("composite").partNumber(2)).checksumCRC32())
+        .as("without checksum mode").isNull();
   }
 
   @Test
@@ -351,6 +373,10 @@ class S3FlexibleChecksumsIT {
     HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key("full").checksumMode(ChecksumMode.ENABLED));
     assertThat(head.checksumCRC32C()).isEqualTo(full);
     assertThat(head.checksumType()).isEqualTo(ChecksumType.FULL_OBJECT);
+    GetObjectAttributesResponse listed = s3.getObjectAttributes(b -> b.bucket(bucket).key("full")
+        .objectAttributes(ObjectAttributes.OBJECT_PARTS));
+    assertThat(listed.objectParts().parts()).extracting(ObjectPart::checksumCRC32C)
+        .containsExactly(base64Of("crc32c", parts[0]), base64Of("crc32c", parts[1]));
   }
 
   @Test

@@ -202,6 +202,28 @@ class RcloneIT {
 
   @Test
   @Order(9)
+  void rclone_serverSideCopy_aboveTheCopyCutoff_isAMultipartUploadPartCopy_andCheckFindsTheCopyEqual()
+      throws Exception {
+    // above --s3-copy-cutoff rclone copies in parts: CreateMultipartUpload, one UploadPartCopy per 5 MiB range
+    Tools.Run copy = rclone("copy", "-vv", "--dump", "headers", "--s3-copy-cutoff", "5M", REMOTE + "/tree/big",
+        REMOTE + "/part-copied");
+    assertThat(copy.output()).as(copy::describe).contains("big.bin: Copied (server-side copy)")
+        .containsPattern("(?i)x-amz-copy-source-range: bytes=15728640-20971519")
+        .contains("partNumber=4&uploadId=").doesNotContain("ERROR");
+    Path local = scratch.resolve("tree/big");
+    Tools.Run check = rclone("check", local.toString(), REMOTE + "/part-copied");
+    assertThat(check.output()).as(check::describe).contains("0 differences found").contains("1 matching files");
+    Tools.Run download = rclone("check", "--download", local.toString(), REMOTE + "/part-copied");
+    assertThat(download.output()).as(download::describe).contains("0 differences found")
+        .contains("1 matching files");
+    Tools.Run head = rclone("lsjson", "--stat", "--dump", "headers", REMOTE + "/part-copied/big.bin");
+    assertThat(head.output()).as(head::describe).containsPattern(Pattern.compile(
+        "(?mi)^etag: \"" + S3cmdIT.multipartETag(local.resolve("big.bin"), 5 << 20) + "\"\\s*$"));
+    rclone("purge", REMOTE + "/part-copied");
+  }
+
+  @Test
+  @Order(10)
   void rclone_delete_thenPurge_removeTheFilesAndTheBucket() throws Exception {
     rclone("delete", "--include", "*.txt", REMOTE + "/tree");
     Tools.Run ls = rclone("ls", REMOTE + "/tree");

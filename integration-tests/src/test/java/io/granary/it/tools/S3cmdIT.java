@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.granary.it.support.TestCluster;
 import io.granary.it.support.Resources;
+import io.granary.it.support.Http;
 import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +21,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * s3cmd against the S3 API of a 2-target cluster, path-style over plain HTTP with SigV4, as a user configures it
- * for an S3-compatible store. The tests run in order on one bucket. s3cmd missing is a failure, not a skip:
+ * for an S3-compatible store. The tests run in order on one bucket; the last ones on a second bucket, with
+ * {@code signature_v2 = True} (SigV2 headers), ACLs set by {@code setacl} and SigV2 presigned URLs from
+ * {@code signurl}. s3cmd missing is a failure, not a skip:
  * {@code .ci/run} installs it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -46,6 +50,11 @@ class S3cmdIT {
   }
 
   private static Path writeConfig(Path file, String secret) throws Exception {
+    return writeConfig(file, secret, false);
+  }
+
+  /** {@code signatureV2}: s3cmd signs with Signature Version 2 (headers, and its {@code signurl} URLs always). */
+  private static Path writeConfig(Path file, String secret, boolean signatureV2) throws Exception {
     URI u = URI.create(cluster.endpoint());
     String host = u.getHost() + ":" + u.getPort();
     Files.writeString(file, String.join("\n",
@@ -56,7 +65,7 @@ class S3cmdIT {
         "host_bucket = " + host, // no %(bucket)s: path-style requests
         "use_https = False",
         "check_ssl_certificate = False",
-        "signature_v2 = False",
+        "signature_v2 = " + (signatureV2 ? "True" : "False"),
         "bucket_location = us-east-1",
         "progress_meter = False",
         ""));
@@ -218,6 +227,98 @@ class S3cmdIT {
     Tools.Run info = Tools.run(scratch, Map.of(), Tools.TIMEOUT, command(config, "info", S3));
     assertThat(info.exit()).as(info::describe).isNotZero();
     assertThat(info.output()).as(info::describe).contains("404 (NoSuchBucket)");
+  }
+
+  private static final String V2 = "s3://s3cmd-v2";
+
+  private static Tools.Run s3cmdV2(String... args) throws Exception {
+    return Tools.ok(scratch, Map.of(), command(scratch.resolve("s3cfg-v2"), args));
+  }
+
+  private static Http.Reply unsignedGet(String pathAndQuery) throws Exception {
+    return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + pathAndQuery)).GET());
+  }
+
+  @Test
+  @Order(10)
+  void s3cmd_signatureV2_mbPutGetLsDel_includingAFourPartUpload() throws Exception {
+    writeConfig(scratch.resolve("s3cfg-v2"), cluster.credentials().secretKey(), true);
+    assertThat(s3cmdV2("mb", V2).output()).contains("Bucket '" + V2 + "/' created");
+    Path small = Tools.file(scratch.resolve("up-v2/small.txt"), 21, 50_000);
+    Path big = Tools.file(scratch.resolve("up-v2/big.bin"), 22, BIG);
+    s3cmdV2("put", "--mime-type=text/plain", small.toString(), V2 + "/small.txt");
+    Tools.Run put = s3cmdV2("--debug", "put", "--multipart-chunk-size-mb=5", big.toString(), V2 + "/big.bin");
+    assertThat(put.output()).as(put::describe).contains("MultiPart: Upload finished: 4 parts")
+        .contains("'Authorization': 'AWS " + cluster.credentials().accessKey() + ":"); // SigV2, not AWS4-HMAC-SHA256
+    Tools.Run ls = s3cmdV2("ls", V2);
+    assertThat(ls.output()).as(ls::describe).contains(" 50000  " + V2 + "/small.txt")
+        .contains(" " + BIG + "  " + V2 + "/big.bin");
+    for (String name : List.of("small.txt", "big.bin")) {
+      Path got = scratch.resolve("down-v2/" + name);
+      Files.createDirectories(got.getParent());
+      Tools.Run get = s3cmdV2("get", "--force", V2 + "/" + name, got.toString());
+      assertThat(get.output()).as(get::describe).doesNotContainIgnoringCase("MD5 signatures do not match");
+      assertThat(Tools.sha256(got)).isEqualTo(Tools.sha256(scratch.resolve("up-v2/" + name)));
+    }
+    s3cmdV2("put", small.toString(), V2 + "/doomed.txt");
+    Tools.Run del = s3cmdV2("del", V2 + "/doomed.txt");
+    assertThat(del.output()).as(del::describe).contains("delete: '" + V2 + "/doomed.txt'");
+    assertThat(s3cmdV2("ls", V2).output()).doesNotContain("doomed.txt").contains("small.txt");
+  }
+
+  @Test
+  @Order(11)
+  void s3cmd_setaclAclPublic_letsUnsignedClientsRead_andAclPrivateTakesItBack() throws Exception {
+    byte[] small = Files.readAllBytes(scratch.resolve("up-v2/small.txt"));
+    assertThat(unsignedGet("/s3cmd-v2/small.txt").status()).isEqualTo(403);
+    // setacl reads the ACL (GetObjectAcl), adds the AllUsers READ grant and PUTs the policy back
+    Tools.Run pub = s3cmdV2("setacl", "--acl-public", V2 + "/small.txt");
+    assertThat(pub.output()).as(pub::describe).contains(V2 + "/small.txt: ACL set to Public");
+    Http.Reply read = unsignedGet("/s3cmd-v2/small.txt");
+    assertThat(read.status()).as(read.bodyText()).isEqualTo(200);
+    assertThat(read.body()).isEqualTo(small);
+    assertThat(s3cmdV2("info", V2 + "/small.txt").output()).contains("*anon*: READ");
+    assertThat(unsignedGet("/s3cmd-v2/big.bin").status()).as("another object stays private").isEqualTo(403);
+    assertThat(unsignedGet("/s3cmd-v2").status()).as("the bucket stays private").isEqualTo(403);
+
+    Tools.Run bucket = s3cmdV2("setacl", "--acl-public", V2);
+    assertThat(bucket.output()).as(bucket::describe).contains("ACL set to Public");
+    Http.Reply list = unsignedGet("/s3cmd-v2?list-type=2");
+    assertThat(list.status()).as(list.bodyText()).isEqualTo(200);
+    assertThat(list.bodyText()).contains("<Key>small.txt</Key>").contains("<Key>big.bin</Key>");
+
+    // SigV4 (the default configuration) sets ACLs the same way
+    s3cmd("setacl", "--acl-private", V2 + "/small.txt");
+    Http.Reply denied = unsignedGet("/s3cmd-v2/small.txt");
+    assertThat(denied.status()).as(denied.bodyText()).isEqualTo(403);
+    assertThat(denied.bodyText()).contains("<Code>AccessDenied</Code>");
+    s3cmdV2("setacl", "--acl-private", V2);
+    assertThat(unsignedGet("/s3cmd-v2?list-type=2").status()).isEqualTo(403);
+    assertThat(s3cmdV2("info", V2 + "/small.txt").output()).doesNotContain("*anon*");
+  }
+
+  @Test
+  @Order(12)
+  void s3cmd_signurl_sigV2PresignedUrl_readsTheObjectByteExact_andATamperedOrExpiredOneIs403() throws Exception {
+    Tools.Run sign = s3cmdV2("signurl", V2 + "/big.bin", "+600");
+    String url = sign.output().strip();
+    assertThat(url).as(sign::describe).startsWith(cluster.endpoint() + "/s3cmd-v2/big.bin?")
+        .contains("AWSAccessKeyId=").contains("Signature=");
+    Http.Reply got = Http.sendHashing(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(url)).GET());
+    assertThat(got.status()).isEqualTo(200);
+    assertThat(got.sha256()).isEqualTo(Tools.sha256(scratch.resolve("up-v2/big.bin")));
+
+    String tampered = url.replace("/big.bin?", "/small.txt?");
+    Http.Reply other = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(tampered)).GET());
+    assertThat(other.status()).as(other.bodyText()).isEqualTo(403);
+    assertThat(other.bodyText()).contains("<Code>SignatureDoesNotMatch</Code>");
+    long past = java.time.Instant.now().getEpochSecond() - 60;
+    String expired = s3cmdV2("signurl", V2 + "/big.bin", Long.toString(past)).output().strip();
+    Http.Reply late = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(expired)).GET());
+    assertThat(late.status()).as(late.bodyText()).isEqualTo(403);
+    assertThat(late.bodyText()).contains("<Code>AccessDenied</Code>");
+    Tools.Run rb = s3cmdV2("rb", "--recursive", "--force", V2);
+    assertThat(rb.output()).as(rb::describe).contains("Bucket '" + V2 + "/' removed");
   }
 
   /** The S3 ETag of a multipart upload in {@code chunk}-byte parts: MD5 of the parts' MD5s, "-" and the count. */

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
- * Runs third-party command-line clients (python3 + boto3, s3cmd, rclone) against a test cluster: each command with
+ * Runs third-party command-line clients (python3 + boto3, s3cmd, rclone, the AWS CLI) against a test cluster: each command with
  * a bounded time (the process and its children are killed when it runs over), its output in a log file under the
  * scratch directory, and an environment cleaned of the machine's AWS, rclone and proxy settings so that only what
  * the test passes counts.
@@ -66,7 +66,7 @@ final class Tools {
       p = pb.start();
     } catch (IOException e) {
       throw new AssertionError(tool + " could not be started (" + e.getMessage() + "): is it installed? "
-          + "`bash .ci/run` installs the S3 clients these tests drive (s3cmd and rclone with apt-get, boto3 with pip)",
+          + "`bash .ci/run` installs the S3 clients these tests drive (s3cmd and rclone with apt-get, boto3 and awscli with pip)",
           e);
     }
     boolean finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);

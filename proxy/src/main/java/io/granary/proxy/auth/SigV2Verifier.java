@@ -35,6 +35,15 @@ final class SigV2Verifier {
   static final String EXPIRES_PARAM = "Expires";
   static final String SIGNATURE_PARAM = "Signature";
   private static final String HEADER_PREFIX = "AWS ";
+  private static final String HMAC_SHA1 = "HmacSHA1";
+  /** One Mac per thread, as SigV4's {@link SigningKey}: Mac.getInstance walks the provider list on every call. */
+  private static final ThreadLocal<Mac> MAC = ThreadLocal.withInitial(() -> {
+    try {
+      return Mac.getInstance(HMAC_SHA1);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("HmacSHA1 is not available", e);
+    }
+  });
   /**
    * The query parameters that are part of the signed resource (S3's "sub-resources" and response overrides), as
    * botocore's HmacV1Auth lists them; any other parameter is not signed.
@@ -176,13 +185,13 @@ final class SigV2Verifier {
 
   /** Base64 of the HMAC-SHA1 of {@code stringToSign} under {@code secretKey}. */
   static String signature(String secretKey, String stringToSign) {
+    Mac mac = MAC.get(); // this thread's own: a Mac is not thread-safe; init resets it and sets this request's key
     try {
-      Mac mac = Mac.getInstance("HmacSHA1");
-      mac.init(new SecretKeySpec(secretKey.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
-      return Base64.getEncoder().encodeToString(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-      throw new IllegalStateException("HmacSHA1 is not available", e);
+      mac.init(new SecretKeySpec(secretKey.getBytes(StandardCharsets.UTF_8), HMAC_SHA1));
+    } catch (InvalidKeyException e) {
+      throw new IllegalStateException("an HMAC key was refused", e); // any byte string is an HMAC key
     }
+    return Base64.getEncoder().encodeToString(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
   }
 
   private Credentials lookup(String accessKey) {

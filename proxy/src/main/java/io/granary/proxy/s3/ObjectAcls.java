@@ -24,8 +24,8 @@ final class ObjectAcls {
   static void check(HttpExchange ex, BucketProps bucket, HttpMethod m, Map<String, List<String>> q) {
     if (q.containsKey("acl")) {
       if (m.equals(HttpMethod.PUT)) {
-        CannedAcl acl = requiredAcl(ex);
-        refusePublicRemote(bucket, acl);
+        // an ACL in a policy body is relayed and read by the target (which also refuses public-read on remote)
+        refusePublicRemote(bucket, headerAcl(ex));
       }
       return;
     }
@@ -36,18 +36,20 @@ final class ObjectAcls {
   }
 
   /**
-   * The canned ACL of a PutBucketAcl or PutObjectAcl. Only the canned form is kept: explicit grants or an
-   * AccessControlPolicy body are 501; no ACL at all is 400.
+   * The canned ACL of a PutBucketAcl or PutObjectAcl when {@code x-amz-acl} names it, or null when an
+   * AccessControlPolicy body does (read once it has arrived: {@link io.granary.common.s3.AccessControlPolicyBody}).
+   * Grants in headers are 501; both a header and a body, or neither, 400 InvalidRequest, as on S3.
    */
-  static CannedAcl requiredAcl(HttpExchange ex) {
+  static CannedAcl headerAcl(HttpExchange ex) {
     CannedAcl acl = CannedAclHeader.parse(ex.request().headers()); // grants, unsupported: 501; unknown: 400
-    if (hasPayload(ex)) {
-      throw new NotImplementedException("an AccessControlPolicy body is not implemented; set a canned ACL with "
-          + "x-amz-acl (private or public-read) and no body");
-    }
-    if (acl == null) {
+    boolean body = hasPayload(ex);
+    if (acl != null && body) {
       throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidRequest",
-          "setting an ACL needs a canned ACL in x-amz-acl (private or public-read)");
+          "set an ACL either with x-amz-acl or with an AccessControlPolicy body, not both");
+    }
+    if (acl == null && !body) {
+      throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidRequest",
+          "setting an ACL needs a canned ACL in x-amz-acl (private or public-read) or an AccessControlPolicy body");
     }
     return acl;
   }

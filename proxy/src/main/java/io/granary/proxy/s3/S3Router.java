@@ -111,7 +111,7 @@ public final class S3Router implements Router {
     }
     String name = path.bucket();
     if (q.containsKey("acl")) {
-      return BucketAclHandler.forRequest(ex, ctx, admin, name);
+      return BucketAclHandler.forRequest(ex, ctx, admin, name, S3Bodies.of(ex, auth));
     }
     if (m.equals(HttpMethod.GET)) {
       if (q.containsKey("location")) {

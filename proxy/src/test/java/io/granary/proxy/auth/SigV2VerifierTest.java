@@ -110,6 +110,52 @@ class SigV2VerifierTest {
     assertThat(sts).isEqualTo("DELETE\n\n\n\nx-amz-date:" + DATE + "\n/b/k");
   }
 
+  @Test
+  void signature_reusesOneMacPerThread_andStaysCorrect_withManyThreadsAndKeysInterleaved() throws Exception {
+    // Reference values from a fresh Mac each, as before the reuse; then 8 threads, each alternating two keys.
+    String[] keys = {"k-one", "another secret", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"};
+    String[] texts = {"GET\n\n\n" + DATE + "\n/b/k", "PUT\n1B2M2Y8AsgTpgAmY7PhCfg==\ntext/plain\n\n/b/x?acl"};
+    java.util.Map<String, String> expected = new java.util.HashMap<>();
+    for (String key : keys) {
+      for (String text : texts) {
+        javax.crypto.Mac fresh = javax.crypto.Mac.getInstance("HmacSHA1");
+        fresh.init(new javax.crypto.spec.SecretKeySpec(key.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            "HmacSHA1"));
+        expected.put(key + "|" + text, java.util.Base64.getEncoder().encodeToString(
+            fresh.doFinal(text.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+      }
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+      java.util.List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        int seed = t;
+        results.add(pool.submit(() -> {
+          start.await();
+          int wrong = 0;
+          for (int i = 0; i < 2_000; i++) {
+            String key = keys[(seed + i) % keys.length];
+            String text = texts[(seed * 7 + i) % texts.length];
+            if (!SigV2Verifier.signature(key, text).equals(expected.get(key + "|" + text))) {
+              wrong++;
+            }
+          }
+          return wrong;
+        }));
+      }
+      start.countDown();
+      for (java.util.concurrent.Future<Integer> r : results) {
+        assertThat(r.get()).isZero();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    // and the documented example still verifies on this thread after all that
+    assertThat(verifier.verify(get("/awsexamplebucket1/photos/puppy.jpg", "",
+        "AWS AKIAIOSFODNN7EXAMPLE:qgk2+6Sv9/oM7G3qLEjTH1a1l1g=")).accessKey()).isEqualTo(AwsExamples.ACCESS_KEY);
+  }
+
   private static SignedRequest get(String path, String rawQuery, String authorization) {
     return new SignedRequest("GET", path, rawQuery, AwsExamples.headers("Host", "h", "Date", DATE, "Authorization",
         authorization));

@@ -3,6 +3,7 @@ package io.granary.target.meta;
 import io.granary.clustermap.bucket.ChecksumType;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -15,8 +16,11 @@ import java.util.Objects;
  * @param hex lowercase hex of the value: of the whole content (FULL_OBJECT), or of the concatenated part checksums
  *     (COMPOSITE)
  * @param kind how the value was computed
+ * @param parts for an object completed from a multipart upload whose parts all had one: each part's checksum of the
+ *     same algorithm (lowercase hex), in part order, as GetObjectAttributes and a GET of one part answer them;
+ *     empty otherwise (a single PUT, or a record written before format 7)
  */
-public record FlexibleChecksum(ChecksumType type, String hex, Kind kind) {
+public record FlexibleChecksum(ChecksumType type, String hex, Kind kind, List<String> parts) {
   /** S3's {@code x-amz-checksum-type}. */
   public enum Kind { FULL_OBJECT, COMPOSITE }
 
@@ -27,6 +31,23 @@ public record FlexibleChecksum(ChecksumType type, String hex, Kind kind) {
       throw new IllegalArgumentException(type.wireName() + " is not an S3 flexible checksum");
     }
     hex = hex.toLowerCase(Locale.ROOT);
+    parts = parts == null ? List.of() : parts.stream().map(p -> p.toLowerCase(Locale.ROOT)).toList();
+  }
+
+  /** A checksum without part checksums. */
+  public FlexibleChecksum(ChecksumType type, String hex, Kind kind) {
+    this(type, hex, kind, List.of());
+  }
+
+  /** The same checksum keeping {@code parts}, the parts' checksums in part order. */
+  public FlexibleChecksum withParts(List<String> parts) {
+    return new FlexibleChecksum(type, hex, kind, parts);
+  }
+
+  /** Part {@code number}'s (1-based) checksum as S3 sends it (base64), or null when the parts' are not kept. */
+  public String partWireValue(int number) {
+    return number < 1 || number > parts.size() ? null
+        : Base64.getEncoder().encodeToString(HexFormat.of().parseHex(parts.get(number - 1)));
   }
 
   /** A checksum of the whole content. */

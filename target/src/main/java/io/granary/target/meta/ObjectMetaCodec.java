@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,7 +21,7 @@ import java.util.TreeMap;
  * parse. Layout (big-endian, strings as Java modified-UTF-8 with a 2-byte length):
  *
  * <pre>
- * byte   format version (4, 5 or 6, the lowest that holds the record; older records, without the fields of later
+ * byte   format version (4, 5, 6 or 7, the lowest that holds the record; older records, without the fields of later
  *        versions, are still read)
  * long   size
  * long   mtime (epoch ms)
@@ -42,6 +43,10 @@ import java.util.TreeMap;
  * v6:
  * byte   flexible checksum type (the checksum type codes above), byte kind (0 FULL_OBJECT, 1 COMPOSITE), str hex;
  *        records before v6 have none, and a record without one is still written as v4 or v5
+ * v7:
+ * int    number of part checksums (those of the flexible checksum's algorithm, of an object completed from a
+ *        multipart upload), byte width of each (4 crc32/crc32c, 8 crc64nvme, 20 sha1, 32 sha256), then each one's
+ *        bytes in part order; records before v7 have none, and a record without them is still written as v6 or lower
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
@@ -53,6 +58,7 @@ public final class ObjectMetaCodec {
   private static final byte V4 = 4;
   private static final byte V5 = 5;
   private static final byte V6 = 6;
+  private static final byte V7 = 7;
 
   private ObjectMetaCodec() {}
 
@@ -64,7 +70,8 @@ public final class ObjectMetaCodec {
       // Likewise a record without a flexible checksum is written as v5 or v4.
       FlexibleChecksum flexible = m.flexible();
       boolean v5 = m.acl() != CannedAcl.PRIVATE || flexible != null;
-      out.writeByte(flexible != null ? V6 : v5 ? V5 : V4);
+      boolean v7 = flexible != null && !flexible.parts().isEmpty();
+      out.writeByte(v7 ? V7 : flexible != null ? V6 : v5 ? V5 : V4);
       out.writeLong(m.size());
       out.writeLong(m.mtime());
       out.writeByte(code(m.checksumType()));
@@ -104,6 +111,9 @@ public final class ObjectMetaCodec {
         out.writeByte(flexible.kind() == FlexibleChecksum.Kind.FULL_OBJECT ? 0 : 1);
         out.writeUTF(flexible.hex());
       }
+      if (v7) {
+        writePartChecksums(out, flexible.parts());
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     }
@@ -131,7 +141,7 @@ public final class ObjectMetaCodec {
   public static ObjectMeta decode(byte[] b) throws IOException {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
       byte version = in.readByte();
-      if (version < V1 || version > V6) {
+      if (version < V1 || version > V7) {
         throw new IOException("unknown object metadata format version " + version);
       }
       long size = in.readLong();
@@ -170,6 +180,9 @@ public final class ObjectMetaCodec {
       }
       CannedAcl acl = version >= V5 ? acl(in.readByte()) : CannedAcl.PRIVATE;
       FlexibleChecksum flexible = version >= V6 ? flexible(in) : null;
+      if (version >= V7) {
+        flexible = flexible.withParts(readPartChecksums(in));
+      }
       return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes, remote, acl,
           flexible);
     } catch (EOFException | IllegalArgumentException e) {
@@ -205,6 +218,34 @@ public final class ObjectMetaCodec {
       default -> throw new IOException("unknown flexible checksum kind");
     };
     return new FlexibleChecksum(type, in.readUTF(), kind);
+  }
+
+  private static void writePartChecksums(DataOutputStream out, List<String> parts) throws IOException {
+    int width = parts.get(0).length() / 2;
+    out.writeInt(parts.size());
+    out.writeByte(width);
+    for (String hex : parts) {
+      byte[] b = HexFormat.of().parseHex(hex);
+      if (b.length != width) {
+        throw new IllegalArgumentException("part checksums of different widths: " + b.length + " and " + width);
+      }
+      out.write(b);
+    }
+  }
+
+  private static List<String> readPartChecksums(DataInputStream in) throws IOException {
+    int n = in.readInt();
+    int width = in.readUnsignedByte();
+    if (n < 1 || n > 10_000 || width < 1 || width > 64) {
+      throw new IOException("corrupt object metadata record: " + n + " part checksums of " + width + " bytes");
+    }
+    List<String> parts = new ArrayList<>(n);
+    byte[] b = new byte[width];
+    for (int i = 0; i < n; i++) {
+      in.readFully(b);
+      parts.add(HexFormat.of().formatHex(b));
+    }
+    return parts;
   }
 
   private static byte aclCode(CannedAcl acl) {

@@ -310,7 +310,9 @@ public final class MultipartStore {
       }
       ObjectMeta meta = assemble(bucket, upload, chosen, condition);
       done = new CompletedUpload(uploadId, name, meta.effectiveEtag(), meta.size(), meta.mtime(), clock.millis(),
-          CompletedUploads.partsHash(requested), meta.flexible(), chosen.size());
+          CompletedUploads.partsHash(requested),
+          meta.flexible() == null ? null : meta.flexible().withParts(List.of()), // a retry answers the object's only
+          chosen.size());
       // Before the upload goes: a crash in between leaves both, and a retry is answered from the record.
       completed.put(bucket, done);
       remove(bucket, upload);
@@ -373,8 +375,9 @@ public final class MultipartStore {
     }
     String etag = HexFormat.of().formatHex(md5OfMd5s.digest()) + "-" + parts.size();
     ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
-        upload.userMeta(), upload.headers(), sizes, null, upload.acl(),
-        whole != null ? FlexibleChecksum.fullObject(flexible.algorithm(), whole.hex()) : composite(flexible, parts));
+        upload.userMeta(), upload.headers(), sizes, null, upload.acl(), withPartChecksums(
+            whole != null ? FlexibleChecksum.fullObject(flexible.algorithm(), whole.hex()) : composite(flexible, parts),
+            parts));
     try {
       if (!bucket.isRemote()) {
         store.commitWorkFile(loc, work, meta, condition);
@@ -410,6 +413,17 @@ public final class MultipartStore {
       of.update(ByteBuffer.wrap(HexFormat.of().parseHex(p.checksum())));
     }
     return new FlexibleChecksum(flexible.algorithm(), of.hex(), FlexibleChecksum.Kind.COMPOSITE);
+  }
+
+  /**
+   * {@code checksum} keeping its parts' checksums, so that GetObjectAttributes and a GET of one part answer them
+   * after the upload is gone; as it is when a part was stored without one.
+   */
+  static FlexibleChecksum withPartChecksums(FlexibleChecksum checksum, List<Part> parts) {
+    if (checksum == null || parts.stream().anyMatch(p -> p.checksum() == null)) {
+      return checksum;
+    }
+    return checksum.withParts(parts.stream().map(Part::checksum).toList());
   }
 
   /** Aborts an upload: its parts and record go. 404 NoSuchUpload when it does not exist. */

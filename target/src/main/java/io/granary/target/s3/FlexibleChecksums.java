@@ -24,4 +24,21 @@ final class FlexibleChecksums {
       h.set(S3ObjectApi.CHECKSUM_TYPE_HEADER, c.kind().name());
     }
   }
+
+  /**
+   * Sets part {@code number}'s checksum headers, as S3 answers a GET or HEAD of one part in checksum mode: the
+   * part's own checksum with the object's checksum type; nothing when the object keeps no part checksums (also an
+   * object written by one PUT, which has no parts).
+   */
+  static void setPart(HttpHeaders h, ObjectMeta meta, int number) {
+    FlexibleChecksum c = meta.flexible();
+    if (c == null) {
+      return;
+    }
+    String value = c.partWireValue(number);
+    if (value != null) {
+      h.set(c.header(), value);
+      h.set(S3ObjectApi.CHECKSUM_TYPE_HEADER, c.kind().name());
+    }
+  }
 }

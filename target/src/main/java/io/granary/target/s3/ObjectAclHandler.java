@@ -5,14 +5,15 @@ import io.granary.common.control.ControlClient;
 import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
-import io.granary.common.http.RequestHandler;
+import io.granary.common.http.SmallBodyHandler;
+import io.granary.common.error.NotImplementedException;
 import io.granary.common.s3.AccessControlPolicy;
+import io.granary.common.s3.AccessControlPolicyBody;
 import io.granary.common.s3.CannedAclHeader;
 import io.granary.common.s3.Owner;
 import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3Responses;
 import io.granary.target.http.ObjectApi;
-import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -20,39 +21,59 @@ import java.io.IOException;
 
 /**
  * GetObjectAcl ({@code GET ?acl}): the object's canned ACL as an AccessControlPolicy; PutObjectAcl
- * ({@code PUT ?acl} with {@code x-amz-acl}): replaces it in the object's record, which keeps its content, ETag and
- * mtime. The proxy has refused grants, a policy body and unsupported ACLs before relaying; 404 NoSuchKey for a
- * missing object.
+ * ({@code PUT ?acl} with {@code x-amz-acl}, or an AccessControlPolicy body whose grants are those of a canned ACL,
+ * as s3cmd {@code setacl} sends): replaces it in the object's record, which keeps its content, ETag and mtime. The
+ * proxy has refused grants in headers and unsupported canned ACLs before relaying; the body is read here, once it
+ * has arrived whole. 404 NoSuchKey for a missing object.
  */
-final class ObjectAclHandler implements RequestHandler {
+final class ObjectAclHandler extends SmallBodyHandler {
   private final ObjectApi api;
   private final ObjectStore store;
   private final BoundedExecutor disk;
+  private ObjectApi.ObjectRequest req;
 
   ObjectAclHandler(ObjectApi api, ObjectStore store, BoundedExecutor disk) {
+    super(AccessControlPolicyBody.MAX_BYTES);
     this.api = api;
     this.store = store;
     this.disk = disk;
   }
 
   @Override
-  public void onRequest(HttpExchange ex) throws IOException {
+  public void onRequest(HttpExchange ex) throws Exception {
     ex.useErrorRenderer(api.errors());
-    ObjectApi.ObjectRequest req = api.read(ex);
+    super.onRequest(ex);
+    req = api.read(ex);
+  }
+
+  @Override
+  protected void handle(HttpExchange ex, byte[] body) throws IOException {
     if (ex.method().equals(HttpMethod.GET)) {
-      ObjectMeta meta = store.stat(req.bucket(), req.name());
-      if (meta == null) {
-        throw new ObjectNotFoundException(req.bucket().bucket().toString(), req.name());
-      }
-      S3Responses.xml(ex, HttpResponseStatus.OK, new AccessControlPolicy(Owner.CLUSTER, meta.acl()));
+      disk.submit(() -> store.stat(req.bucket(), req.name())).whenComplete((meta, err) -> {
+        if (err != null) {
+          ex.sendError(ControlClient.cause(err));
+        } else if (meta == null) {
+          ex.sendError(new ObjectNotFoundException(req.bucket().bucket().toString(), req.name()));
+        } else {
+          S3Responses.xml(ex, HttpResponseStatus.OK, new AccessControlPolicy(Owner.CLUSTER, meta.acl()));
+        }
+      });
       return;
     }
     CannedAcl acl = CannedAclHeader.parse(ex.request().headers());
+    if (acl == null && body.length > 0) {
+      acl = AccessControlPolicyBody.parse(body);
+      if (acl.publicRead() && req.bucket().isRemote()) {
+        throw new NotImplementedException("public-read is not implemented for remote bucket "
+            + req.bucket().bucket() + ": unsigned clients never read through to another store");
+      }
+    }
     if (acl == null) {
       throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidRequest",
-          "PutObjectAcl needs a canned ACL in x-amz-acl (private or public-read)");
+          "PutObjectAcl needs a canned ACL in x-amz-acl (private or public-read) or an AccessControlPolicy body");
     }
-    disk.submit(() -> store.updateAcl(req.bucket(), req.name(), acl)).whenComplete((meta, err) -> {
+    CannedAcl chosen = acl;
+    disk.submit(() -> store.updateAcl(req.bucket(), req.name(), chosen)).whenComplete((meta, err) -> {
       if (err != null) {
         ex.sendError(ControlClient.cause(err));
       } else if (meta == null) {

@@ -209,8 +209,11 @@ public final class S3ObjectApi implements ObjectApi {
         }
       }
     }
-    if ("ENABLED".equalsIgnoreCase(ex.header(CHECKSUM_MODE_HEADER)) && ex.header(HttpHeaderNames.RANGE) == null
-        && ex.queryParam(PART_NUMBER_PARAM) == null) {
+    boolean checksumMode = "ENABLED".equalsIgnoreCase(ex.header(CHECKSUM_MODE_HEADER));
+    String partParam = ex.queryParam(PART_NUMBER_PARAM);
+    if (checksumMode && partParam != null && ex.header(HttpHeaderNames.RANGE) == null) {
+      FlexibleChecksums.setPart(response, meta, MultipartStore.partNumber(partParam)); // range() checked the number
+    } else if (checksumMode && ex.header(HttpHeaderNames.RANGE) == null && partParam == null) {
       String header = ClientChecksums.s3Header(meta.checksumType());
       if (meta.flexible() != null) { // the one the client gave wins over the bucket's
         FlexibleChecksums.set(response, meta);

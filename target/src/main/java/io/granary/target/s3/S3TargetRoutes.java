@@ -57,7 +57,7 @@ public final class S3TargetRoutes {
     Map<String, List<String>> q = ex.queryParams();
     if (q.containsKey("acl")) {
       return m.equals(HttpMethod.GET) || m.equals(HttpMethod.PUT)
-          ? AfterBody.of(ex, new ObjectAclHandler(api, store, disk)) : null;
+          ? new ObjectAclHandler(api, store, disk) : null; // acts on its whole body
     }
     if (q.containsKey("attributes")) {
       return m.equals(HttpMethod.GET) ? AfterBody.of(ex, new ObjectAttributesHandler(api, store)) : null;

@@ -161,6 +161,53 @@ class ObjectMetaCodecTest {
     assertThatThrownBy(() -> ObjectMetaCodec.decode(badKind)).hasMessageContaining("kind");
   }
 
+  @ParameterizedTest
+  @EnumSource(value = ChecksumType.class, names = {"CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"})
+  void decode_ofEncode_keepsThePartChecksums_inFormatSeven(ChecksumType type) throws IOException {
+    List<String> parts = List.of("01".repeat(type.bytes()), "fe".repeat(type.bytes()), "7a".repeat(type.bytes()));
+    ObjectMeta m = new ObjectMeta(3, ChecksumType.XXHASH64, "ab", 5, "e-3", null, Map.of(), Map.of(),
+        List.of(1L, 1L, 1L), null, CannedAcl.PRIVATE,
+        new FlexibleChecksum(type, "00".repeat(type.bytes()), FlexibleChecksum.Kind.COMPOSITE, parts));
+    byte[] encoded = ObjectMetaCodec.encode(m);
+    assertThat(encoded[0]).isEqualTo((byte) 7);
+    ObjectMeta back = ObjectMetaCodec.decode(encoded);
+    assertThat(back).isEqualTo(m);
+    assertThat(back.flexible().parts()).isEqualTo(parts);
+    // the same record without part checksums is still format 6, read back with none
+    byte[] six = ObjectMetaCodec.encode(m.withFlexible(m.flexible().withParts(List.of())));
+    assertThat(six[0]).isEqualTo((byte) 6);
+    assertThat(ObjectMetaCodec.decode(six).flexible().parts()).isEmpty();
+    // format 7 is format 6 and the part checksums after it
+    assertThat(Arrays.copyOfRange(six, 1, six.length)).isEqualTo(Arrays.copyOfRange(encoded, 1, six.length));
+    assertThat(six).hasSize(encoded.length - 5 - 3 * type.bytes());
+  }
+
+  @Test
+  void decode_formatSeven_truncatedOrWithABadCount_throwsIOException() {
+    byte[] good = ObjectMetaCodec.encode(new ObjectMeta(5, ChecksumType.MD5, "ab", 7).withFlexible(
+        new FlexibleChecksum(ChecksumType.CRC32C, "0badf00d", FlexibleChecksum.Kind.COMPOSITE,
+            List.of("00000001", "00000002"))));
+    for (int cut = 1; cut < good.length; cut++) {
+      int n = cut;
+      assertThatThrownBy(() -> ObjectMetaCodec.decode(Arrays.copyOf(good, n))).isInstanceOf(IOException.class);
+    }
+    byte[] badCount = good.clone();
+    badCount[good.length - 2 * 4 - 1 - 4] = (byte) 0x80; // the count's high byte: negative
+    assertThatThrownBy(() -> ObjectMetaCodec.decode(badCount)).hasMessageContaining("part checksums");
+  }
+
+  @Test
+  void flexibleChecksum_partWireValue_isThatPartsBase64_orNullWhenNotKept() {
+    FlexibleChecksum c = new FlexibleChecksum(ChecksumType.CRC32, "0badf00d", FlexibleChecksum.Kind.COMPOSITE,
+        List.of("0BADF00D", "00000001"));
+    assertThat(c.parts()).containsExactly("0badf00d", "00000001");
+    assertThat(c.partWireValue(1)).isEqualTo("C63wDQ==");
+    assertThat(c.partWireValue(2)).isEqualTo("AAAAAQ==");
+    assertThat(c.partWireValue(3)).isNull();
+    assertThat(c.partWireValue(0)).isNull();
+    assertThat(c.withParts(List.of()).partWireValue(1)).isNull();
+  }
+
   @Test
   void flexibleChecksum_wireValue_isBase64_andCompositeOnesCountTheirParts() {
     FlexibleChecksum crc = FlexibleChecksum.fullObject(ChecksumType.CRC32, "0BADF00D");

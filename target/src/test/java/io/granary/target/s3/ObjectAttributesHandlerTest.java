@@ -46,15 +46,26 @@ class ObjectAttributesHandlerTest {
   @Test
   void parts_pagesByMarkerAndMaxParts() {
     ObjectPartsPage first = ObjectAttributesHandler.parts(new AttributesRequest(
-        java.util.Set.of(AttributesRequest.Attribute.OBJECT_PARTS), 2, 0), MULTIPART.partSizes());
+        java.util.Set.of(AttributesRequest.Attribute.OBJECT_PARTS), 2, 0), MULTIPART);
     assertThat(first.parts()).extracting(ObjectPartsPage.Part::number).containsExactly(1, 2);
     assertThat(first.truncated()).isTrue();
     assertThat(first.nextPartNumberMarker()).isEqualTo(2);
     ObjectPartsPage rest = ObjectAttributesHandler.parts(new AttributesRequest(
-        java.util.Set.of(AttributesRequest.Attribute.OBJECT_PARTS), 2, 2), MULTIPART.partSizes());
+        java.util.Set.of(AttributesRequest.Attribute.OBJECT_PARTS), 2, 2), MULTIPART);
     assertThat(rest.parts()).extracting(ObjectPartsPage.Part::size).containsExactly(2L);
     assertThat(rest.truncated()).isFalse();
     assertThat(rest.partsCount()).isEqualTo(3);
+    assertThat(first.parts()).extracting(ObjectPartsPage.Part::checksum).containsOnlyNulls();
+  }
+
+  @Test
+  void parts_listEachPartsChecksum_whenTheObjectKeepsThem() {
+    ObjectMeta kept = MULTIPART.withFlexible(new FlexibleChecksum(ChecksumType.CRC32C, "0badf00d",
+        FlexibleChecksum.Kind.COMPOSITE, List.of("00000001", "00000002", "0badf00d")));
+    ObjectPartsPage page = ObjectAttributesHandler.parts(new AttributesRequest(
+        java.util.Set.of(AttributesRequest.Attribute.OBJECT_PARTS), 2, 1), kept);
+    assertThat(page.parts()).extracting(p -> p.number() + " " + p.checksum().element() + " " + p.checksum().value()
+        + " " + p.checksum().type()).containsExactly("2 ChecksumCRC32C AAAAAg== null", "3 ChecksumCRC32C C63wDQ== null");
   }
 
   @Test
