@@ -10,7 +10,7 @@ import io.granary.common.s3.AccessControlPolicy;
 import io.granary.common.s3.AccessControlPolicyBody;
 import io.granary.common.s3.S3Responses;
 import io.granary.proxy.ProxyContext;
-import io.granary.proxy.relay.RequestBody;
+import io.granary.common.http.relay.RequestBody;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
