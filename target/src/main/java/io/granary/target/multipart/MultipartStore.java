@@ -6,6 +6,7 @@ import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.NameOrder;
 import io.granary.common.s3.CompletedPart;
+import io.granary.common.membership.UploadHolder;
 import io.granary.common.s3.S3ApiException;
 import io.granary.target.checksum.ContentHasher;
 import io.granary.target.meta.MetaStore;
@@ -53,7 +54,9 @@ import org.slf4j.LoggerFactory;
  *
  * A part is stored like an object body (streamed, hashed, fsynced), then renamed into the upload and recorded; a
  * record always names the file it describes. Completion checks the parts as S3 does, copies them into one work
- * file while computing the bucket checksum, and commits it through the object store's crash-safe path. Uploads
+ * file while computing the bucket checksum, and commits it through the object store's crash-safe path, or, when the
+ * key changed owner while the upload was in progress, sends it to its owner ({@link OwnerDelivery}). Upload ids name
+ * this target ({@link UploadHolder}): requests on an upload come here whatever the map does meanwhile. Uploads
  * older than a TTL are aborted by {@link #sweep}, so abandoned uploads do not hold disk forever. Blocking: call
  * from the disk pool.
  */
@@ -71,6 +74,7 @@ public final class MultipartStore {
   private final ReentrantLock[] locks = new ReentrantLock[256];
   private final CompletedUploads completed;
   private volatile RemoteWriter remoteWriter;
+  private volatile OwnerDelivery owners = (bucket, name) -> null; // until set: every key is owned here
 
   /** Writes an assembled object of a remote bucket through to its store before it is committed. */
   @FunctionalInterface
@@ -85,6 +89,11 @@ public final class MultipartStore {
   /** Completed uploads of remote buckets go through {@code writer} (set once, when the cold side exists). */
   public void writeThroughWith(RemoteWriter writer) {
     this.remoteWriter = writer;
+  }
+
+  /** Completed uploads of keys another target owns go there through {@code delivery} (set once, at start-up). */
+  public void deliverThrough(OwnerDelivery delivery) {
+    this.owners = delivery;
   }
 
   public MultipartStore(String nodeId, ObjectStore store, Clock clock) {
@@ -114,7 +123,7 @@ public final class MultipartStore {
       Map<String, String> headers, CannedAcl acl, UploadChecksum checksum) throws IOException {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
-    Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta, headers,
+    Upload u = new Upload(UploadHolder.newId(nodeId, id), name, clock.millis(), contentType, userMeta, headers,
         acl, checksum);
     ObjectLocation loc = store.locate(bucket, name);
     uploads(loc.mountpath()).put(uploadKey(loc, u.uploadId()), JSON.writeValueAsBytes(u));
@@ -305,25 +314,32 @@ public final class MultipartStore {
         }
         chosen.add(p);
       }
+      // Decided once: the key may have changed owner since the upload began (a target joined, or this one leaves).
+      OwnerDelivery.Owner away = owners.awayFrom(bucket, name);
       if (!condition.isNone()) { // early: assembling gigabytes to refuse them is a waste
-        condition.check(store.stat(bucket, name), bucket.bucket().toString(), name);
+        if (away == null) {
+          condition.check(store.stat(bucket, name), bucket.bucket().toString(), name);
+        } else {
+          away.check(condition);
+        }
       }
-      ObjectMeta meta = assemble(bucket, upload, chosen, condition);
+      ObjectMeta meta = assemble(bucket, upload, chosen, condition, away);
       done = new CompletedUpload(uploadId, name, meta.effectiveEtag(), meta.size(), meta.mtime(), clock.millis(),
           CompletedUploads.partsHash(requested), meta.flexible(), chosen.size());
       // Before the upload goes: a crash in between leaves both, and a retry is answered from the record.
       completed.put(bucket, done);
       remove(bucket, upload);
-      log.info("node={} bucket={} object={}: completed multipart upload {} of {} parts, {} bytes", nodeId,
-          bucket.bucket(), name, uploadId, chosen.size(), meta.size());
+      log.info("node={} bucket={} object={}: completed multipart upload {} of {} parts, {} bytes{}", nodeId,
+          bucket.bucket(), name, uploadId, chosen.size(), meta.size(),
+          away == null ? "" : ", committed on its owner " + away.node());
       return done;
     } finally {
       lock.unlock();
     }
   }
 
-  private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts, WriteCondition condition)
-      throws IOException {
+  private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts, WriteCondition condition,
+      OwnerDelivery.Owner away) throws IOException {
     ObjectLocation loc = store.locate(bucket, upload.name()); // assembled on the mountpath the object goes to
     Path dir = holder(bucket, upload).uploadsDir().resolve(upload.uploadId());
     Path work = store.newWorkFile(loc);
@@ -376,6 +392,9 @@ public final class MultipartStore {
         upload.userMeta(), upload.headers(), sizes, null, upload.acl(),
         whole != null ? FlexibleChecksum.fullObject(flexible.algorithm(), whole.hex()) : composite(flexible, parts));
     try {
+      if (away != null) {
+        return deliver(bucket, upload, work, meta, condition, away);
+      }
       if (!bucket.isRemote()) {
         store.commitWorkFile(loc, work, meta, condition);
         return meta;
@@ -394,6 +413,45 @@ public final class MultipartStore {
       Files.deleteIfExists(work);
       throw e;
     }
+  }
+
+  /**
+   * Commits the assembled {@code work} on the key's owner, another target: a remote bucket's object is written through
+   * here first (its condition was checked on the owner before), a local bucket's is committed there only if
+   * {@code condition} holds at the owner's commit. Returns once the owner has it; the work file goes either way.
+   */
+  private ObjectMeta deliver(BucketProps bucket, Upload upload, Path work, ObjectMeta meta, WriteCondition condition,
+      OwnerDelivery.Owner away) throws IOException {
+    try {
+      if (!bucket.isRemote()) {
+        away.deliver(work, meta, condition);
+        return meta;
+      }
+      RemoteWriter writer = remoteWriter;
+      if (writer == null) {
+        throw new IOException("no remote writer for completed uploads of remote bucket " + bucket.bucket());
+      }
+      ObjectMeta remote = writer.upload(bucket, upload.name(), work, meta);
+      away.deliver(work, remote, WriteCondition.NONE);
+      return remote;
+    } finally {
+      Files.deleteIfExists(work);
+    }
+  }
+
+  /** Whether any multipart upload is in progress here (a target leaving placement keeps them until they end). */
+  public boolean holdsUploads() throws IOException {
+    for (Mountpath mp : store.mountpaths()) {
+      boolean[] any = {false};
+      uploads(mp).scan("", null, (k, v) -> {
+        any[0] = true;
+        return false;
+      });
+      if (any[0]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
