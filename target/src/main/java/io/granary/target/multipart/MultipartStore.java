@@ -8,9 +8,7 @@ import io.granary.clustermap.bucket.NameOrder;
 import io.granary.common.s3.CompletedPart;
 import io.granary.common.membership.UploadHolder;
 import io.granary.common.s3.S3ApiException;
-import io.granary.target.checksum.ContentHasher;
 import io.granary.target.meta.MetaStore;
-import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.FileOps;
 import io.granary.target.storage.Mountpath;
@@ -18,23 +16,15 @@ import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.WriteCondition;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -53,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * A part is stored like an object body (streamed, hashed, fsynced), then renamed into the upload and recorded; a
- * record always names the file it describes. Completion checks the parts as S3 does, copies them into one work
- * file while computing the bucket checksum, and commits it through the object store's crash-safe path, or, when the
- * key changed owner while the upload was in progress, sends it to its owner ({@link OwnerDelivery}). Upload ids name
+ * record always names the file it describes. Completion checks the parts as S3 does, then {@link UploadAssembler}
+ * copies them into one work file and commits it through the object store's crash-safe path, or, when the key
+ * changed owner while the upload was in progress, sends it to its owner ({@link OwnerDelivery}). Upload ids name
  * this target ({@link UploadHolder}): requests on an upload come here whatever the map does meanwhile. Uploads
  * older than a TTL are aborted by {@link #sweep}, so abandoned uploads do not hold disk forever. Blocking: call
  * from the disk pool.
@@ -73,6 +63,7 @@ public final class MultipartStore {
   private final Clock clock;
   private final ReentrantLock[] locks = new ReentrantLock[256];
   private final CompletedUploads completed;
+  private final UploadAssembler assembler;
   private volatile RemoteWriter remoteWriter;
   private volatile OwnerDelivery owners = (bucket, name) -> null; // until set: every key is owned here
 
@@ -101,6 +92,7 @@ public final class MultipartStore {
     this.store = store;
     this.clock = clock;
     this.completed = new CompletedUploads(store);
+    this.assembler = new UploadAssembler(store, clock);
     for (int i = 0; i < locks.length; i++) {
       locks[i] = new ReentrantLock();
     }
@@ -323,7 +315,8 @@ public final class MultipartStore {
           away.check(condition);
         }
       }
-      ObjectMeta meta = assemble(bucket, upload, chosen, condition, away);
+      Path partsDir = held.mountpath().uploadsDir().resolve(uploadId);
+      ObjectMeta meta = assembler.assemble(bucket, upload, partsDir, chosen, condition, away, remoteWriter);
       done = new CompletedUpload(uploadId, name, meta.effectiveEtag(), meta.size(), meta.mtime(), clock.millis(),
           CompletedUploads.partsHash(requested), meta.flexible(), chosen.size());
       // Before the upload goes: a crash in between leaves both, and a retry is answered from the record.
@@ -335,107 +328,6 @@ public final class MultipartStore {
       return done;
     } finally {
       lock.unlock();
-    }
-  }
-
-  private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts, WriteCondition condition,
-      OwnerDelivery.Owner away) throws IOException {
-    ObjectLocation loc = store.locate(bucket, upload.name()); // assembled on the mountpath the object goes to
-    Path dir = holder(bucket, upload).uploadsDir().resolve(upload.uploadId());
-    Path work = store.newWorkFile(loc);
-    ContentHasher hasher = ContentHasher.of(bucket.checksum());
-    UploadChecksum flexible = upload.checksum();
-    // A FULL_OBJECT checksum is of the content itself: computed while the parts are copied, not combined from parts.
-    ContentHasher whole = flexible == null || flexible.kind() != FlexibleChecksum.Kind.FULL_OBJECT ? null
-        : flexible.algorithm() == hasher.type() ? hasher : ContentHasher.of(flexible.algorithm());
-    MessageDigest md5OfMd5s = md5();
-    long total = 0;
-    List<Long> sizes = new ArrayList<>(parts.size());
-    ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(1 << 20, 1 << 20);
-    try (FileChannel out = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      // A zero-based view of exactly this buffer's memory: internalNioBuffer would expose the whole pooled chunk.
-      ByteBuffer nio = buf.nioBuffer(0, buf.capacity());
-      for (Part p : parts) {
-        md5OfMd5s.update(HexFormat.of().parseHex(p.md5()));
-        try (FileChannel in = FileChannel.open(dir.resolve(p.file()), StandardOpenOption.READ)) {
-          if (in.size() != p.size()) {
-            throw new IOException("part " + p.number() + " of upload " + upload.uploadId() + " is " + in.size()
-                + " bytes on disk but " + p.size() + " in its record");
-          }
-          while (true) {
-            nio.clear();
-            if (in.read(nio) < 0) {
-              break;
-            }
-            nio.flip();
-            hasher.update(nio);
-            if (whole != null && whole != hasher) {
-              whole.update(nio);
-            }
-            while (nio.hasRemaining()) {
-              out.write(nio);
-            }
-          }
-        }
-        total += p.size();
-        sizes.add(p.size());
-      }
-      out.force(true);
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(work);
-      throw e;
-    } finally {
-      buf.release();
-    }
-    String etag = HexFormat.of().formatHex(md5OfMd5s.digest()) + "-" + parts.size();
-    ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
-        upload.userMeta(), upload.headers(), sizes, null, upload.acl(),
-        whole != null ? FlexibleChecksum.fullObject(flexible.algorithm(), whole.hex()) : composite(flexible, parts));
-    try {
-      if (away != null) {
-        return deliver(bucket, upload, work, meta, condition, away);
-      }
-      if (!bucket.isRemote()) {
-        store.commitWorkFile(loc, work, meta, condition);
-        return meta;
-      }
-      RemoteWriter writer = remoteWriter;
-      if (writer == null) {
-        throw new IOException("no remote writer for completed uploads of remote bucket " + bucket.bucket());
-      }
-      ObjectMeta assembled = meta;
-      return store.writeChecked(loc, condition, () -> { // the remote is written only when the condition holds
-        ObjectMeta remote = writer.upload(bucket, upload.name(), work, assembled);
-        store.commitWorkFile(loc, work, remote);
-        return remote;
-      });
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(work);
-      throw e;
-    }
-  }
-
-  /**
-   * Commits the assembled {@code work} on the key's owner, another target: a remote bucket's object is written through
-   * here first (its condition was checked on the owner before), a local bucket's is committed there only if
-   * {@code condition} holds at the owner's commit. Returns once the owner has it; the work file goes either way.
-   */
-  private ObjectMeta deliver(BucketProps bucket, Upload upload, Path work, ObjectMeta meta, WriteCondition condition,
-      OwnerDelivery.Owner away) throws IOException {
-    try {
-      if (!bucket.isRemote()) {
-        away.deliver(work, meta, condition);
-        return meta;
-      }
-      RemoteWriter writer = remoteWriter;
-      if (writer == null) {
-        throw new IOException("no remote writer for completed uploads of remote bucket " + bucket.bucket());
-      }
-      ObjectMeta remote = writer.upload(bucket, upload.name(), work, meta);
-      away.deliver(work, remote, WriteCondition.NONE);
-      return remote;
-    } finally {
-      Files.deleteIfExists(work);
     }
   }
 
@@ -452,22 +344,6 @@ public final class MultipartStore {
       }
     }
     return false;
-  }
-
-  /**
-   * The COMPOSITE checksum of an upload's parts: the checksum, of the upload's algorithm, of the parts' binary
-   * checksums one after another (as S3 computes it); null when the upload has none or a part was stored without one.
-   */
-  static FlexibleChecksum composite(UploadChecksum flexible, List<Part> parts) {
-    if (flexible == null || flexible.kind() != FlexibleChecksum.Kind.COMPOSITE
-        || parts.stream().anyMatch(p -> p.checksum() == null)) {
-      return null;
-    }
-    ContentHasher of = ContentHasher.of(flexible.algorithm());
-    for (Part p : parts) {
-      of.update(ByteBuffer.wrap(HexFormat.of().parseHex(p.checksum())));
-    }
-    return new FlexibleChecksum(flexible.algorithm(), of.hex(), FlexibleChecksum.Kind.COMPOSITE);
   }
 
   /** Aborts an upload: its parts and record go. 404 NoSuchUpload when it does not exist. */
@@ -583,14 +459,4 @@ public final class MultipartStore {
     return new S3ApiException(HttpResponseStatus.NOT_FOUND, "NoSuchUpload",
         "the upload '" + uploadId + "' does not exist: it was never started, or was completed or aborted");
   }
-
-  private static MessageDigest md5() {
-    try {
-      return MessageDigest.getInstance("MD5");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-
 }
