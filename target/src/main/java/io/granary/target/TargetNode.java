@@ -176,10 +176,17 @@ public final class TargetNode implements AutoCloseable {
             }
             return room;
           }
+
+          @Override
+          public boolean holdsUploads() throws IOException {
+            return multipart.holdsUploads();
+          }
         });
     // Pushing a neighbor's object here can take as long as sending a large object between two targets.
     NeighborLookup neighbors = new NeighborLookup(id, holder, new ControlClient(Duration.ofMinutes(5), null, signer),
         store);
+    // An upload completed here whose key another target owns now (it joined, or this one leaves) is sent there.
+    multipart.deliverThrough(rebalancer.completions(new ControlClient(Duration.ofSeconds(30), null, signer)));
     ObjectHandlers handlers = new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk), store, neighbors,
         rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats());
     // Copies a client waits for (get-from-neighbor) commit on a pool of their own, never behind the rebalance's.

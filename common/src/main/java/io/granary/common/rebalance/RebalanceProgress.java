@@ -27,7 +27,7 @@ import java.util.List;
  * @param failures the first of them, with why
  * @param pendingHandoffs objects written here that another target owns, not yet sent on
  * @param heldBytes bytes of objects this target holds now
- * @param holdsObjects whether it holds any object at all (false: a leaving target is drained)
+ * @param holdsObjects whether it holds any object or multipart upload at all (false: a leaving target is drained)
  * @param roomBytes bytes this target can take before its high watermark
  * @param bytesPerSecond send rate since the walk started
  * @param etaSeconds seconds to move what is left at that rate; null when unknown

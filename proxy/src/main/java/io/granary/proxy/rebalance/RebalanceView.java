@@ -39,7 +39,7 @@ record RebalanceView(Rebalance rebalance, Map<String, TargetProgress.Answer> ans
       } else if (!p.doneWith(rebalance.id())) {
         out.add(a.target().id() + " is " + (p.rebalance() == rebalance.id() ? p.state() : "not started yet"));
       } else if (!a.target().state().inPlacement() && p.holdsObjects()) {
-        out.add(a.target().id() + " still holds objects");
+        out.add(a.target().id() + " still holds objects or multipart uploads");
       }
     }
     return out;

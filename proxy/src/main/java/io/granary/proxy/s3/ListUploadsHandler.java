@@ -3,6 +3,7 @@ package io.granary.proxy.s3;
 import io.granary.common.s3.S3Responses;
 import com.fasterxml.jackson.databind.JavaType;
 import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeState;
 import io.granary.clustermap.bucket.BucketProps;
@@ -28,9 +29,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@code GET /BUCKET?uploads}: ListMultipartUploads. Uploads live on the targets that own their keys; each target
- * lists its own and the pages are merged in (key, upload id) order. prefix, delimiter, key-marker,
- * upload-id-marker and max-uploads (at most 1000) as S3 has them.
+ * {@code GET /BUCKET?uploads}: ListMultipartUploads. Uploads live on the targets that created them (the targets in
+ * placement, and those leaving it while the map is not settled); each target lists its own and the pages are merged
+ * in (key, upload id) order. prefix, delimiter, key-marker, upload-id-marker and max-uploads (at most 1000) as S3
+ * has them.
  */
 final class ListUploadsHandler implements RequestHandler {
   private static final JavaType UPLOADS = ClusterJson.mapper().getTypeFactory()
@@ -58,8 +60,11 @@ final class ListUploadsHandler implements RequestHandler {
     boolean url = S3UrlEncoding.requested(ex.queryParam("encoding-type"));
     int max = maxUploads(ex.queryParam("max-uploads"));
     List<CompletableFuture<List<TargetUpload>>> pages = new ArrayList<>();
-    for (Node t : ctx.cluster().require().map().targets().values()) {
-      if (!t.state().inPlacement()) {
+    ClusterMap map = ctx.cluster().require().map();
+    for (Node t : map.targets().values()) {
+      // A target leaving placement keeps its uploads until they end, and the map stays unsettled until then.
+      boolean leaving = t.state() == NodeState.MAINTENANCE || t.state() == NodeState.DECOMMISSIONING;
+      if (!t.state().inPlacement() && !(leaving && !map.settled())) {
         continue;
       }
       if (t.state() == NodeState.OFFLINE || t.state() == NodeState.SUSPENDED) {

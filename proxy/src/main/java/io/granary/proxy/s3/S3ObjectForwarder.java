@@ -17,6 +17,7 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.ObjectOwner;
 import io.granary.common.http.relay.ObjectRelay;
 import io.granary.common.http.relay.RequestBody;
+import io.granary.common.membership.UploadHolder;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -30,7 +31,8 @@ import java.util.Locale;
 
 /**
  * Sends an S3 object request (object GET/HEAD/PUT/DELETE and the multipart operations on a key) to the target
- * that owns the key, through an {@link ObjectRelay}. The target sees {@code /s3/BUCKET/KEY?QUERY}, signed with the
+ * that owns the key, or for a request naming an upload to the target holding it ({@link UploadHolder}), through an
+ * {@link ObjectRelay}. The target sees {@code /s3/BUCKET/KEY?QUERY}, signed with the
  * cluster secret, without the client's own signature (which covered the proxy's host, not the target's).
  */
 public final class S3ObjectForwarder {
@@ -68,7 +70,9 @@ public final class S3ObjectForwarder {
           e.getMessage());
     }
     ClusterMetadataHolder.Snapshot snapshot = cluster.require();
-    Node owner = ObjectOwner.require(snapshot, bucket.bucket(), key);
+    String uploadId = ex.queryParam("uploadId"); // UploadPart(Copy), ListParts, Complete, Abort
+    Node owner = uploadId == null ? ObjectOwner.require(snapshot, bucket.bucket(), key)
+        : UploadHolder.require(snapshot, bucket.bucket(), key, uploadId);
     String query = stripAuthParams(ex.path().rawQuery());
     String uri = "/s3/" + encodedBucket(bucket) + "/" + path.rawKey() + (query.isEmpty() ? "" : "?" + query);
     HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, ex.method(), uri);

@@ -6,10 +6,9 @@ import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.NameOrder;
 import io.granary.common.s3.CompletedPart;
+import io.granary.common.membership.UploadHolder;
 import io.granary.common.s3.S3ApiException;
-import io.granary.target.checksum.ContentHasher;
 import io.granary.target.meta.MetaStore;
-import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.FileOps;
 import io.granary.target.storage.Mountpath;
@@ -17,23 +16,15 @@ import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.WriteCondition;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -52,8 +43,10 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * A part is stored like an object body (streamed, hashed, fsynced), then renamed into the upload and recorded; a
- * record always names the file it describes. Completion checks the parts as S3 does, copies them into one work
- * file while computing the bucket checksum, and commits it through the object store's crash-safe path. Uploads
+ * record always names the file it describes. Completion checks the parts as S3 does, then {@link UploadAssembler}
+ * copies them into one work file and commits it through the object store's crash-safe path, or, when the key
+ * changed owner while the upload was in progress, sends it to its owner ({@link OwnerDelivery}). Upload ids name
+ * this target ({@link UploadHolder}): requests on an upload come here whatever the map does meanwhile. Uploads
  * older than a TTL are aborted by {@link #sweep}, so abandoned uploads do not hold disk forever. Blocking: call
  * from the disk pool.
  */
@@ -70,7 +63,9 @@ public final class MultipartStore {
   private final Clock clock;
   private final ReentrantLock[] locks = new ReentrantLock[256];
   private final CompletedUploads completed;
+  private final UploadAssembler assembler;
   private volatile RemoteWriter remoteWriter;
+  private volatile OwnerDelivery owners = (bucket, name) -> null; // until set: every key is owned here
 
   /** Writes an assembled object of a remote bucket through to its store before it is committed. */
   @FunctionalInterface
@@ -87,11 +82,17 @@ public final class MultipartStore {
     this.remoteWriter = writer;
   }
 
+  /** Completed uploads of keys another target owns go there through {@code delivery} (set once, at start-up). */
+  public void deliverThrough(OwnerDelivery delivery) {
+    this.owners = delivery;
+  }
+
   public MultipartStore(String nodeId, ObjectStore store, Clock clock) {
     this.nodeId = nodeId;
     this.store = store;
     this.clock = clock;
     this.completed = new CompletedUploads(store);
+    this.assembler = new UploadAssembler(store, clock);
     for (int i = 0; i < locks.length; i++) {
       locks[i] = new ReentrantLock();
     }
@@ -114,7 +115,7 @@ public final class MultipartStore {
       Map<String, String> headers, CannedAcl acl, UploadChecksum checksum) throws IOException {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
-    Upload u = new Upload(HexFormat.of().formatHex(id), name, clock.millis(), contentType, userMeta, headers,
+    Upload u = new Upload(UploadHolder.newId(nodeId, id), name, clock.millis(), contentType, userMeta, headers,
         acl, checksum);
     ObjectLocation loc = store.locate(bucket, name);
     uploads(loc.mountpath()).put(uploadKey(loc, u.uploadId()), JSON.writeValueAsBytes(u));
@@ -305,10 +306,17 @@ public final class MultipartStore {
         }
         chosen.add(p);
       }
+      // Decided once: the key may have changed owner since the upload began (a target joined, or this one leaves).
+      OwnerDelivery.Owner away = owners.awayFrom(bucket, name);
       if (!condition.isNone()) { // early: assembling gigabytes to refuse them is a waste
-        condition.check(store.stat(bucket, name), bucket.bucket().toString(), name);
+        if (away == null) {
+          condition.check(store.stat(bucket, name), bucket.bucket().toString(), name);
+        } else {
+          away.check(condition);
+        }
       }
-      ObjectMeta meta = assemble(bucket, upload, chosen, condition);
+      Path partsDir = held.mountpath().uploadsDir().resolve(uploadId);
+      ObjectMeta meta = assembler.assemble(bucket, upload, partsDir, chosen, condition, away, remoteWriter);
       done = new CompletedUpload(uploadId, name, meta.effectiveEtag(), meta.size(), meta.mtime(), clock.millis(),
           CompletedUploads.partsHash(requested),
           meta.flexible() == null ? null : meta.flexible().withParts(List.of()), // a retry answers the object's only
@@ -316,114 +324,28 @@ public final class MultipartStore {
       // Before the upload goes: a crash in between leaves both, and a retry is answered from the record.
       completed.put(bucket, done);
       remove(bucket, upload);
-      log.info("node={} bucket={} object={}: completed multipart upload {} of {} parts, {} bytes", nodeId,
-          bucket.bucket(), name, uploadId, chosen.size(), meta.size());
+      log.info("node={} bucket={} object={}: completed multipart upload {} of {} parts, {} bytes{}", nodeId,
+          bucket.bucket(), name, uploadId, chosen.size(), meta.size(),
+          away == null ? "" : ", committed on its owner " + away.node());
       return done;
     } finally {
       lock.unlock();
     }
   }
 
-  private ObjectMeta assemble(BucketProps bucket, Upload upload, List<Part> parts, WriteCondition condition)
-      throws IOException {
-    ObjectLocation loc = store.locate(bucket, upload.name()); // assembled on the mountpath the object goes to
-    Path dir = holder(bucket, upload).uploadsDir().resolve(upload.uploadId());
-    Path work = store.newWorkFile(loc);
-    ContentHasher hasher = ContentHasher.of(bucket.checksum());
-    UploadChecksum flexible = upload.checksum();
-    // A FULL_OBJECT checksum is of the content itself: computed while the parts are copied, not combined from parts.
-    ContentHasher whole = flexible == null || flexible.kind() != FlexibleChecksum.Kind.FULL_OBJECT ? null
-        : flexible.algorithm() == hasher.type() ? hasher : ContentHasher.of(flexible.algorithm());
-    MessageDigest md5OfMd5s = md5();
-    long total = 0;
-    List<Long> sizes = new ArrayList<>(parts.size());
-    ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(1 << 20, 1 << 20);
-    try (FileChannel out = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      // A zero-based view of exactly this buffer's memory: internalNioBuffer would expose the whole pooled chunk.
-      ByteBuffer nio = buf.nioBuffer(0, buf.capacity());
-      for (Part p : parts) {
-        md5OfMd5s.update(HexFormat.of().parseHex(p.md5()));
-        try (FileChannel in = FileChannel.open(dir.resolve(p.file()), StandardOpenOption.READ)) {
-          if (in.size() != p.size()) {
-            throw new IOException("part " + p.number() + " of upload " + upload.uploadId() + " is " + in.size()
-                + " bytes on disk but " + p.size() + " in its record");
-          }
-          while (true) {
-            nio.clear();
-            if (in.read(nio) < 0) {
-              break;
-            }
-            nio.flip();
-            hasher.update(nio);
-            if (whole != null && whole != hasher) {
-              whole.update(nio);
-            }
-            while (nio.hasRemaining()) {
-              out.write(nio);
-            }
-          }
-        }
-        total += p.size();
-        sizes.add(p.size());
-      }
-      out.force(true);
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(work);
-      throw e;
-    } finally {
-      buf.release();
-    }
-    String etag = HexFormat.of().formatHex(md5OfMd5s.digest()) + "-" + parts.size();
-    ObjectMeta meta = new ObjectMeta(total, hasher.type(), hasher.hex(), clock.millis(), etag, upload.contentType(),
-        upload.userMeta(), upload.headers(), sizes, null, upload.acl(), withPartChecksums(
-            whole != null ? FlexibleChecksum.fullObject(flexible.algorithm(), whole.hex()) : composite(flexible, parts),
-            parts));
-    try {
-      if (!bucket.isRemote()) {
-        store.commitWorkFile(loc, work, meta, condition);
-        return meta;
-      }
-      RemoteWriter writer = remoteWriter;
-      if (writer == null) {
-        throw new IOException("no remote writer for completed uploads of remote bucket " + bucket.bucket());
-      }
-      ObjectMeta assembled = meta;
-      return store.writeChecked(loc, condition, () -> { // the remote is written only when the condition holds
-        ObjectMeta remote = writer.upload(bucket, upload.name(), work, assembled);
-        store.commitWorkFile(loc, work, remote);
-        return remote;
+  /** Whether any multipart upload is in progress here (a target leaving placement keeps them until they end). */
+  public boolean holdsUploads() throws IOException {
+    for (Mountpath mp : store.mountpaths()) {
+      boolean[] any = {false};
+      uploads(mp).scan("", null, (k, v) -> {
+        any[0] = true;
+        return false;
       });
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(work);
-      throw e;
+      if (any[0]) {
+        return true;
+      }
     }
-  }
-
-  /**
-   * The COMPOSITE checksum of an upload's parts: the checksum, of the upload's algorithm, of the parts' binary
-   * checksums one after another (as S3 computes it); null when the upload has none or a part was stored without one.
-   */
-  static FlexibleChecksum composite(UploadChecksum flexible, List<Part> parts) {
-    if (flexible == null || flexible.kind() != FlexibleChecksum.Kind.COMPOSITE
-        || parts.stream().anyMatch(p -> p.checksum() == null)) {
-      return null;
-    }
-    ContentHasher of = ContentHasher.of(flexible.algorithm());
-    for (Part p : parts) {
-      of.update(ByteBuffer.wrap(HexFormat.of().parseHex(p.checksum())));
-    }
-    return new FlexibleChecksum(flexible.algorithm(), of.hex(), FlexibleChecksum.Kind.COMPOSITE);
-  }
-
-  /**
-   * {@code checksum} keeping its parts' checksums, so that GetObjectAttributes and a GET of one part answer them
-   * after the upload is gone; as it is when a part was stored without one.
-   */
-  static FlexibleChecksum withPartChecksums(FlexibleChecksum checksum, List<Part> parts) {
-    if (checksum == null || parts.stream().anyMatch(p -> p.checksum() == null)) {
-      return checksum;
-    }
-    return checksum.withParts(parts.stream().map(Part::checksum).toList());
+    return false;
   }
 
   /** Aborts an upload: its parts and record go. 404 NoSuchUpload when it does not exist. */
@@ -539,14 +461,4 @@ public final class MultipartStore {
     return new S3ApiException(HttpResponseStatus.NOT_FOUND, "NoSuchUpload",
         "the upload '" + uploadId + "' does not exist: it was never started, or was completed or aborted");
   }
-
-  private static MessageDigest md5() {
-    try {
-      return MessageDigest.getInstance("MD5");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-
 }

@@ -4,7 +4,7 @@ import io.granary.clustermap.acl.CannedAcl;
 import java.util.Map;
 
 /**
- * A multipart upload in progress, recorded on the key's HRW mountpath.
+ * A multipart upload in progress, recorded on the key's HRW mountpath of the target that created it.
  *
  * @param uploadId the id clients pass back with every part
  * @param name the object key

@@ -12,6 +12,7 @@ import io.granary.common.http.client.UpstreamListener;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.target.storage.Relocation;
 import io.granary.target.storage.StoredObject;
+import io.granary.target.storage.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -74,6 +75,16 @@ final class ObjectSender {
    */
   Receipt send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap,
       long mapVersion, boolean foreground) throws TransferException, InterruptedException {
+    return send(bucket, name, obj, atime, to, cap, mapVersion, foreground, WriteCondition.NONE);
+  }
+
+  /**
+   * {@link #send(BucketProps, String, StoredObject, long, Node, BandwidthCap, long, boolean)}, to be committed only
+   * if {@code condition} holds for the receiver's copy (sent as {@code If-Match} / {@code If-None-Match}; a refusal
+   * is a {@link TransferException} with the receiver's status, 412 or 404).
+   */
+  Receipt send(BucketProps bucket, String name, StoredObject obj, long atime, Node to, BandwidthCap cap,
+      long mapVersion, boolean foreground, WriteCondition condition) throws TransferException, InterruptedException {
     String uri = ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&" + ObjectTransport.BUCKET_ID + "="
         + bucket.id();
     long size = obj.meta().size();
@@ -85,6 +96,12 @@ final class ObjectSender {
     head.headers().set(GranaryHeaders.MAP_VERSION, mapVersion);
     if (foreground) {
       head.headers().set(ObjectTransport.PRIORITY_HEADER, ObjectTransport.FOREGROUND);
+    }
+    if (condition.ifNoneMatchAny()) {
+      head.headers().set(HttpHeaderNames.IF_NONE_MATCH, "*");
+    } else if (condition.ifMatch() != null) {
+      String etag = condition.ifMatch();
+      head.headers().set(HttpHeaderNames.IF_MATCH, etag.equals("*") ? etag : "\"" + etag + "\"");
     }
     HttpUtil.setContentLength(head, size);
     if (signer != null) {

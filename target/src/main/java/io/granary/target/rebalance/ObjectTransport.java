@@ -16,6 +16,8 @@ import java.util.Base64;
  * <pre>
  * PUT    /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;bid=ID       receive a copy: body = content,
  *        granary-object-meta = the whole record, granary-object-atime = its access time; 200 {"outcome":...}
+ *        with If-Match / If-None-Match: committed only if that holds for the copy here (412, 404 otherwise)
+ * GET    /v1/transport/objects/BUCKET/OBJECT?provider=P               the ETag of the copy here: {"etag":...}, or 404
  * DELETE /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;before=MS    remove a copy not newer than MS (a delete made
  *        on the owner while objects move); 200 {"removed":true|false}
  * POST   /v1/transport/push/BUCKET/OBJECT?provider=P&amp;to=NODE         send the copy held here to NODE now
@@ -54,6 +56,10 @@ public final class ObjectTransport {
    * the other for the owner can never both drop the object.
    */
   public record Answer(String outcome, boolean owner) {
+  }
+
+  /** The ETag of the copy a target holds ({@code GET} on an object's transport path). */
+  public record Current(String etag) {
   }
 
   /** {@code PREFIX BUCKET/OBJECT?provider=P}, the object name percent-encoded. */

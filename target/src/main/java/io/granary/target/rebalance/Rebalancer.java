@@ -4,9 +4,11 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.Rebalance;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.common.auth.ClusterSigner;
+import io.granary.common.control.ControlClient;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.rebalance.RebalanceProgress;
+import io.granary.target.multipart.OwnerDelivery;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.Relocation;
@@ -46,12 +48,21 @@ public final class Rebalancer implements AutoCloseable {
 
     /** Bytes that fit before the high watermark, over all mountpaths. */
     long roomBytes();
+
+    /**
+     * Whether multipart uploads are in progress here: they stay until completed or aborted, so a target leaving
+     * placement is not drained (and the rebalance does not finish) before they have ended.
+     */
+    default boolean holdsUploads() throws IOException {
+      return false;
+    }
   }
 
   private final String self;
   private final ClusterMetadataHolder cluster;
   private final ObjectStore store;
   private final Relocation relocation;
+  private final ObjectSender sender;
   private final ObjectMover mover;
   private final Handoffs handoffs;
   private final RebalanceConfig config;
@@ -76,7 +87,8 @@ public final class Rebalancer implements AutoCloseable {
     this.store = store;
     this.relocation = new Relocation(store, digest -> cluster.snapshot()
         .flatMap(snap -> snap.placement().owner(digest)).map(n -> n.id().equals(self)).orElse(false));
-    this.mover = new ObjectMover(self, cluster, relocation, new ObjectSender(pool, loops, signer), stats);
+    this.sender = new ObjectSender(pool, loops, signer);
+    this.mover = new ObjectMover(self, cluster, relocation, sender, stats);
     this.handoffs = new Handoffs(self, cluster, store, mover, stats, this::sentOutsideWalk);
     this.config = config;
     this.cap = BandwidthCap.of(config.bandwidthBytesPerSecond());
@@ -221,7 +233,22 @@ public final class Rebalancer implements AutoCloseable {
     return c.snapshot(self, handoffs.pending(), space.heldBytes(), holds, space.roomBytes(), cap.bytesPerSecond());
   }
 
+  /**
+   * Where a multipart upload completed here sends its object when another target owns the key: the owner, over this
+   * target's transport ({@code client} asks it the ETag a completion's condition is checked against).
+   */
+  public OwnerDelivery completions(ControlClient client) {
+    return new CompletionDelivery(self, cluster, sender, client);
+  }
+
   private boolean holdsObjects() {
+    try {
+      if (space.holdsUploads()) {
+        return true;
+      }
+    } catch (IOException e) {
+      return true; // cannot tell: not drained
+    }
     for (Mountpath mp : store.mountpaths()) {
       try {
         if (!mp.meta().isEmpty()) {

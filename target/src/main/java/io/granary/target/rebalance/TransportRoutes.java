@@ -15,9 +15,11 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.http.StorageErrors;
+import io.granary.target.http.WritePreconditions;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.Relocation;
+import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -67,6 +69,8 @@ public final class TransportRoutes {
     } else if (path.startsWith(ObjectTransport.OBJECTS)) {
       if (m.equals(HttpMethod.PUT)) {
         return new Receive();
+      } else if (m.equals(HttpMethod.GET)) {
+        return this::describe;
       } else if (m.equals(HttpMethod.DELETE)) {
         return this::removeOlder;
       }
@@ -117,6 +121,23 @@ public final class TransportRoutes {
         .map(n -> n.id().equals(cluster.nodeId())).orElse(false);
   }
 
+  /**
+   * {@code GET /v1/transport/objects/...}: the ETag of the copy here ({@code {"etag":...}}), or 404; a target
+   * completing an upload of a key this target owns checks the completion's condition with it.
+   */
+  private void describe(HttpExchange ex) {
+    Target t = target(ex, ObjectTransport.OBJECTS);
+    disk.submit(() -> rebalancer.relocation().current(t.bucket(), t.name())).whenComplete((meta, err) -> {
+      if (err != null) {
+        ex.sendError(StorageErrors.of("reading " + t.name(), ControlClient.cause(err)));
+      } else if (meta == null) {
+        ex.sendError(new ObjectNotFoundException(t.bucket().bucket().toString(), t.name()));
+      } else {
+        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Current(meta.effectiveEtag()));
+      }
+    });
+  }
+
   /** {@code DELETE /v1/transport/objects/...?before=MS}: remove the copy here if it is not newer than MS. */
   private void removeOlder(HttpExchange ex) {
     Target t = target(ex, ObjectTransport.OBJECTS);
@@ -144,6 +165,7 @@ public final class TransportRoutes {
     private PutOperation op;
     private ObjectMeta meta;
     private long atime;
+    private WriteCondition condition; // a completed upload sent by its holder: decided at the commit
     private Target target;
     private final java.util.ArrayDeque<HttpContent> early = new java.util.ArrayDeque<>(); // read before started
     private boolean started;
@@ -193,6 +215,7 @@ public final class TransportRoutes {
             + target.bucket().id() + " here, not " + bid);
       }
       meta = ObjectTransport.decodeMeta(ex.header(ObjectTransport.META_HEADER));
+      condition = WritePreconditions.parse(ex.request().headers());
       if (ex.declaredLength() != meta.size()) {
         throw BadRequestException.invalidArgument("Content-Length " + ex.declaredLength()
             + " does not match the object's size " + meta.size());
@@ -232,7 +255,7 @@ public final class TransportRoutes {
       Relocation relocation = rebalancer.relocation();
       BoundedExecutor pool = ObjectTransport.FOREGROUND.equals(ex.header(ObjectTransport.PRIORITY_HEADER)) ? urgent
           : disk;
-      pool.submit(() -> relocation.commitReceived(put, meta, atime)).whenComplete((outcome, err) -> {
+      pool.submit(() -> relocation.commitReceived(put, meta, atime, condition)).whenComplete((outcome, err) -> {
         if (err != null) {
           put.discard();
           ex.sendError(StorageErrors.of("committing received " + target.name(), ControlClient.cause(err)));

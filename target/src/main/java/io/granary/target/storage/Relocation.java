@@ -76,6 +76,11 @@ public final class Relocation {
     return c == null ? 0 : c.location().mountpath().meta().atime(c.location().key());
   }
 
+  /** The metadata of this target's copy of the object, or null when it holds none. */
+  public ObjectMeta current(BucketProps bucket, String name) throws IOException {
+    return store.stat(bucket, name);
+  }
+
   /**
    * Starts receiving a copy described by {@code meta}: a work file on the object's mountpath whose content must
    * match {@code meta}'s size and checksum. Checks space like a PUT (507).
@@ -92,9 +97,20 @@ public final class Relocation {
    * Disk executor only.
    */
   public Outcome commitReceived(PutOperation op, ObjectMeta meta, long atime) throws IOException {
+    return commitReceived(op, meta, atime, WriteCondition.NONE);
+  }
+
+  /**
+   * {@link #commitReceived(PutOperation, ObjectMeta, long)}, only if {@code condition} holds for this target's copy
+   * at the commit (a completed multipart upload sent by the target that held it); otherwise the condition's answer
+   * is thrown and nothing changes. Disk executor only.
+   */
+  public Outcome commitReceived(PutOperation op, ObjectMeta meta, long atime, WriteCondition condition)
+      throws IOException {
     ObjectLocation loc = op.location();
     Outcome[] why = {Outcome.STORED};
     boolean stored = op.finishAs(meta, current -> {
+      condition.check(current, loc.bucket().bucket().toString(), loc.name());
       if (current != null && current.mtime() >= meta.mtime()) {
         why[0] = Outcome.KEPT;
         return false;

@@ -44,9 +44,14 @@ public record WriteCondition(String ifMatch, boolean ifNoneMatchAny) {
    * @throws ObjectNotFoundException (404, S3 NoSuchKey) when If-Match names an object that does not exist
    */
   public void check(ObjectMeta current, String bucket, String name) {
+    checkEtag(current == null ? null : current.effectiveEtag(), bucket, name);
+  }
+
+  /** {@link #check} against the ETag of the object's current version ({@code null}: absent), as another target saw it. */
+  public void checkEtag(String current, String bucket, String name) {
     if (ifNoneMatchAny && current != null) {
       throw new PreconditionFailedException("If-None-Match: * and object '" + name + "' exists (ETag \""
-          + current.effectiveEtag() + "\"); nothing was stored");
+          + current + "\"); nothing was stored");
     }
     if (ifMatch == null) {
       return;
@@ -54,9 +59,9 @@ public record WriteCondition(String ifMatch, boolean ifNoneMatchAny) {
     if (current == null) {
       throw new ObjectNotFoundException(bucket, name);
     }
-    if (!ifMatch.equals("*") && !ifMatch.equals(current.effectiveEtag())) {
+    if (!ifMatch.equals("*") && !ifMatch.equals(current)) {
       throw new PreconditionFailedException("If-Match \"" + ifMatch + "\" does not match the ETag \""
-          + current.effectiveEtag() + "\" of object '" + name + "'; nothing was stored");
+          + current + "\" of object '" + name + "'; nothing was stored");
     }
   }
 

@@ -8,6 +8,7 @@ import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.error.PreconditionFailedException;
+import io.granary.common.membership.UploadHolder;
 import io.granary.common.s3.CompletedPart;
 import io.granary.common.s3.S3ApiException;
 import io.granary.target.meta.ObjectMeta;
@@ -156,6 +157,96 @@ class MultipartStoreTest {
     assertThat(Arrays.copyOfRange(whole, 5 * MIB, 10 * MIB)).isEqualTo(p2);
     assertThat(Arrays.copyOfRange(whole, 10 * MIB, whole.length)).isEqualTo(p3);
     assertThatThrownBy(() -> multipart.require(BUCKET, "dir/big.bin", u.uploadId())).hasMessageContaining("does not exist");
+    assertThat(uploadFiles()).isZero();
+  }
+
+  @Test
+  void create_namesThisTargetInTheUploadId_andHoldsItUntilItEnds() throws Exception {
+    assertThat(multipart.holdsUploads()).isFalse();
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    assertThat(UploadHolder.holderOf(u.uploadId())).isEqualTo("t1");
+    assertThat(multipart.holdsUploads()).isTrue();
+    multipart.abort(BUCKET, "k", u.uploadId());
+    assertThat(multipart.holdsUploads()).isFalse();
+  }
+
+  /** The owner of every key, another target: keeps what it is sent, or refuses as {@code refusal} says. */
+  private static final class OtherOwner implements OwnerDelivery.Owner {
+    final List<byte[]> received = new java.util.ArrayList<>();
+    final List<ObjectMeta> metas = new java.util.ArrayList<>();
+    final List<WriteCondition> conditions = new java.util.ArrayList<>();
+    String etag; // its copy's ETag, null: none
+    RuntimeException refusal;
+
+    @Override
+    public String node() {
+      return "t2";
+    }
+
+    @Override
+    public void check(WriteCondition condition) {
+      condition.checkEtag(etag, BUCKET.bucket().toString(), "k");
+    }
+
+    @Override
+    public void deliver(Path file, ObjectMeta meta, WriteCondition condition) throws IOException {
+      if (refusal != null) {
+        throw refusal;
+      }
+      received.add(Files.readAllBytes(file));
+      metas.add(meta);
+      conditions.add(condition);
+    }
+  }
+
+  @Test
+  void complete_ofAKeyAnotherTargetOwnsNow_sendsTheObjectThere_andKeepsOnlyTheCompletionHere() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", "text/plain", Map.of(), Map.of());
+    byte[] p1 = data(1, 5 * MIB);
+    byte[] p2 = data(2, 77);
+    String e1 = upload(u, 1, p1);
+    String e2 = upload(u, 2, p2);
+    OtherOwner owner = new OtherOwner();
+    multipart.deliverThrough((b, name) -> owner); // a target joined and took the key over
+    List<CompletedPart> parts = List.of(new CompletedPart(1, e1), new CompletedPart(2, e2));
+
+    CompletedUpload done = multipart.complete(BUCKET, "k", u.uploadId(), parts, WriteCondition.ifNoneMatchStar());
+
+    assertThat(owner.received).singleElement().satisfies(b -> {
+      assertThat(Arrays.copyOfRange(b, 0, 5 * MIB)).isEqualTo(p1);
+      assertThat(Arrays.copyOfRange(b, 5 * MIB, b.length)).isEqualTo(p2);
+    });
+    assertThat(owner.metas.get(0).etag()).isEqualTo(done.etag()).endsWith("-2");
+    assertThat(owner.metas.get(0).contentType()).isEqualTo("text/plain");
+    assertThat(owner.conditions).containsExactly(WriteCondition.ifNoneMatchStar()); // decided at its commit
+    assertThat(store.stat(BUCKET, "k")).as("nothing committed here").isNull();
+    assertThat(uploadFiles()).isZero();
+    assertThat(multipart.holdsUploads()).isFalse();
+    // A retry is answered from the completion recorded here, without sending again.
+    assertThat(multipart.complete(BUCKET, "k", u.uploadId(), parts).etag()).isEqualTo(done.etag());
+    assertThat(owner.received).hasSize(1);
+  }
+
+  @Test
+  void complete_elsewhere_refusedByTheOwner_leavesTheUploadToRetry() throws Exception {
+    Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
+    String e1 = upload(u, 1, data(1, 100));
+    OtherOwner owner = new OtherOwner();
+    multipart.deliverThrough((b, name) -> owner);
+    List<CompletedPart> parts = List.of(new CompletedPart(1, e1));
+
+    owner.etag = "abc";
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), parts, WriteCondition.ifNoneMatchStar()))
+        .isInstanceOf(PreconditionFailedException.class);
+    owner.refusal = new io.granary.common.error.ServiceUnavailableException("TargetOffline", "t2 is down", 5);
+    assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), parts))
+        .hasMessageContaining("t2 is down");
+    assertThat(owner.received).isEmpty();
+    assertThat(multipart.parts(BUCKET, u)).hasSize(1);
+
+    owner.refusal = null;
+    multipart.complete(BUCKET, "k", u.uploadId(), parts);
+    assertThat(owner.received).singleElement().isEqualTo(data(1, 100));
     assertThat(uploadFiles()).isZero();
   }
 

@@ -21,7 +21,7 @@ class UploadChecksumTest {
     List<Part> parts = List.of(new Part(1, 5, "aa", 0, "1.a", "0badf00d"), new Part(2, 3, "bb", 0, "2.b", "deadbeef"));
     CRC32 expected = new CRC32();
     expected.update(HexFormat.of().parseHex("0badf00ddeadbeef"));
-    FlexibleChecksum c = MultipartStore.composite(
+    FlexibleChecksum c = UploadAssembler.composite(
         new UploadChecksum(ChecksumType.CRC32, FlexibleChecksum.Kind.COMPOSITE), parts);
     assertThat(c.kind()).isEqualTo(FlexibleChecksum.Kind.COMPOSITE);
     assertThat(c.hex()).isEqualTo(HexFormat.of().formatHex(ByteBuffer.allocate(4)
@@ -32,11 +32,11 @@ class UploadChecksumTest {
   @Test
   void composite_isNone_whenAPartHasNoChecksum_orTheUploadIsFullObject() {
     List<Part> parts = List.of(new Part(1, 5, "aa", 0, "1.a", "0badf00d"), new Part(2, 3, "bb", 0, "2.b"));
-    assertThat(MultipartStore.composite(new UploadChecksum(ChecksumType.CRC32, FlexibleChecksum.Kind.COMPOSITE),
+    assertThat(UploadAssembler.composite(new UploadChecksum(ChecksumType.CRC32, FlexibleChecksum.Kind.COMPOSITE),
         parts)).isNull();
-    assertThat(MultipartStore.composite(new UploadChecksum(ChecksumType.CRC32, FlexibleChecksum.Kind.FULL_OBJECT),
+    assertThat(UploadAssembler.composite(new UploadChecksum(ChecksumType.CRC32, FlexibleChecksum.Kind.FULL_OBJECT),
         parts.subList(0, 1))).isNull();
-    assertThat(MultipartStore.composite(null, parts.subList(0, 1))).isNull();
+    assertThat(UploadAssembler.composite(null, parts.subList(0, 1))).isNull();
   }
 
   @Test

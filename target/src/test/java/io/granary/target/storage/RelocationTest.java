@@ -108,6 +108,26 @@ class RelocationTest {
   }
 
   @Test
+  void commitReceived_withACondition_decidesItAtTheCommit_andARefusalChangesNothing() throws IOException {
+    byte[] first = data("first");
+    receive("a", first, meta(first, 1000), 0);
+    byte[] second = data("second");
+
+    PutOperation op = relocation.beginReceive(BUCKET, "a", meta(second, 2000));
+    op.write(Unpooled.wrappedBuffer(second));
+    assertThatThrownBy(() -> relocation.commitReceived(op, meta(second, 2000), 0, WriteCondition.ifNoneMatchStar()))
+        .isInstanceOf(io.granary.common.error.PreconditionFailedException.class);
+    assertThat(read("a")).isEqualTo(first);
+    assertThat(workFiles()).isZero();
+
+    PutOperation ok = relocation.beginReceive(BUCKET, "a", meta(second, 2000));
+    ok.write(Unpooled.wrappedBuffer(second));
+    assertThat(relocation.commitReceived(ok, meta(second, 2000), 0, WriteCondition.ifMatch("etag-1000")))
+        .isEqualTo(Relocation.Outcome.STORED);
+    assertThat(read("a")).isEqualTo(second);
+  }
+
+  @Test
   void commitReceived_overAnOlderCopy_replacesIt_overANewerOrEqualOne_keepsIt() throws IOException {
     byte[] older = data("older");
     byte[] newer = data("newer!");
