@@ -12,11 +12,11 @@ import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
+import io.granary.target.meta.FlexibleChecksum;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.meta.ObjectMetaCodec;
 import java.net.URI;
 import java.net.http.HttpRequest;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import net.openhft.hashing.LongHashFunction;
@@ -146,41 +146,63 @@ class LifecycleBadInputIT {
     byte[] body = Content.bytes(5, 4096);
     ObjectMeta meta = new ObjectMeta(body.length, ChecksumType.XXHASH64,
         String.format("%016x", LongHashFunction.xx().hashBytes(body)), System.currentTimeMillis());
-    String good = Base64.getUrlEncoder().withoutPadding().encodeToString(ObjectMetaCodec.encode(meta));
+    byte[] good = ObjectMetaCodec.encode(meta);
     String name = ownedBy("t1");
     String path = "/v1/transport/objects/" + BUCKET + "/" + name + "?provider=ais&bid=" + bid;
 
     Http.Reply unsigned = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(t + path))
-        .header("granary-object-meta", good).PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+        .header("granary-object-meta-length", String.valueOf(good.length))
+        .PUT(HttpRequest.BodyPublishers.ofByteArray(concat(good, body))));
     assertThat(unsigned.status()).isEqualTo(403);
 
-    Map<String, Integer> cases = Map.of(
-        "", 400, // no record
-        "%%%", 400, // not base64
-        Base64.getUrlEncoder().encodeToString(new byte[] {9, 9, 9}), 400); // not a record
-    for (Map.Entry<String, Integer> c : cases.entrySet()) {
-      Http.Reply r = signedPut(t + path, c.getKey(), body);
-      assertThat(r.status()).as("meta '" + c.getKey() + "': " + r.bodyText()).isEqualTo(c.getValue());
+    // The record leads the body; its length is a header.
+    Map<String, byte[]> cases = new java.util.LinkedHashMap<>();
+    cases.put("", concat(good, body)); // no length
+    cases.put("x", concat(good, body)); // not a number
+    cases.put("0", concat(good, body)); // out of bounds
+    cases.put(String.valueOf(good.length + body.length + 1), concat(good, body)); // longer than the body
+    cases.put("3", concat(new byte[] {9, 9, 9}, body)); // not a record
+    for (Map.Entry<String, byte[]> c : cases.entrySet()) {
+      Http.Reply r = signedPut(t + path, c.getKey(), c.getValue());
+      assertThat(r.status()).as("record length '" + c.getKey() + "': " + r.bodyText()).isEqualTo(400);
     }
     Http.Reply wrongBucket = signedPut(t + "/v1/transport/objects/" + BUCKET + "/" + name + "?provider=ais&bid=0000",
-        good, body);
+        String.valueOf(good.length), concat(good, body));
     assertThat(wrongBucket.status()).as(wrongBucket.bodyText()).isEqualTo(409);
-    Http.Reply shorter = signedPut(t + path, good, java.util.Arrays.copyOf(body, 100));
+    Http.Reply shorter = signedPut(t + path, String.valueOf(good.length),
+        concat(good, java.util.Arrays.copyOf(body, 100)));
     assertThat(shorter.status()).as(shorter.bodyText()).isEqualTo(400);
     byte[] corrupt = body.clone();
     corrupt[7] ^= 1;
-    Http.Reply bad = signedPut(t + path, good, corrupt);
+    Http.Reply bad = signedPut(t + path, String.valueOf(good.length), concat(good, corrupt));
     assertThat(bad.status()).as(bad.bodyText()).isEqualTo(400);
     assertThat(code(bad)).isEqualTo("BadDigest");
     assertThat(Http.get(Names.url(cluster.endpoint(), BUCKET, name)).status()).as("nothing stored").isEqualTo(404);
 
-    Http.Reply ok = signedPut(t + path, good, body);
+    Http.Reply ok = signedPut(t + path, String.valueOf(good.length), concat(good, body));
     // (the owner's copy, as a rebalance would leave it: it reads back through the proxy)
     assertThat(ok.status()).as(ok.bodyText()).isEqualTo(200);
     assertThat(ClusterJson.mapper().readTree(ok.body()).path("outcome").asText()).isEqualTo("stored");
-    Http.Reply same = signedPut(t + path, good, body);
+    Http.Reply same = signedPut(t + path, String.valueOf(good.length), concat(good, body));
     assertThat(ClusterJson.mapper().readTree(same.body()).path("outcome").asText()).as("the same version again")
         .isEqualTo("kept");
+
+    // A multipart object's record keeps every part's checksum: 10,000 SHA-256 ones outgrow any header, not the body.
+    String many = ownedBy("t1", 1);
+    List<String> partSums = java.util.stream.IntStream.range(0, 10_000).mapToObj(i -> String.format("%064x", i))
+        .toList();
+    ObjectMeta big = new ObjectMeta(body.length, ChecksumType.XXHASH64, meta.checksum(), System.currentTimeMillis(),
+        "0123456789abcdef0123456789abcdef-10000", null, Map.of(), Map.of(), java.util.stream.Stream.concat(
+            java.util.stream.Stream.of((long) body.length), java.util.Collections.nCopies(9_999, 0L).stream()).toList()).withFlexible(new FlexibleChecksum(ChecksumType.SHA256, "ab".repeat(32),
+                FlexibleChecksum.Kind.COMPOSITE, partSums));
+    byte[] bigRecord = ObjectMetaCodec.encode(big);
+    assertThat(bigRecord.length).isGreaterThan(256 * 1024);
+    Http.Reply manyParts = signedPut(t + "/v1/transport/objects/" + BUCKET + "/" + many + "?provider=ais&bid=" + bid,
+        String.valueOf(bigRecord.length), concat(bigRecord, body));
+    assertThat(manyParts.status()).as(manyParts.bodyText()).isEqualTo(200);
+    Http.Reply back = Http.get(Names.url(cluster.endpoint(), BUCKET, many));
+    assertThat(back.status()).isEqualTo(200);
+    assertThat(back.body()).isEqualTo(body);
 
     Http.Reply noBefore = Http.send(Http.NO_FOLLOW, cluster.signed(HttpRequest.newBuilder(URI.create(t
         + "/v1/transport/objects/" + BUCKET + "/" + name + "?provider=ais")).DELETE()));
@@ -194,20 +216,31 @@ class LifecycleBadInputIT {
     assertThat(pushMissing.status()).isEqualTo(404);
   }
 
-  /** A name t1 owns under the current map. */
+  /** A name {@code target} owns under the current map. */
   private static String ownedBy(String target) throws Exception {
+    return ownedBy(target, 0);
+  }
+
+  /** The {@code skip}+1st name {@code target} owns under the current map. */
+  private static String ownedBy(String target, int skip) throws Exception {
     for (int i = 0; ; i++) {
-      if (cluster.owner(BUCKET, "moved-" + i).id().equals(target)) {
+      if (cluster.owner(BUCKET, "moved-" + i).id().equals(target) && skip-- == 0) {
         return "moved-" + i;
       }
     }
   }
 
-  private static Http.Reply signedPut(String url, String meta, byte[] body) throws Exception {
+  private static Http.Reply signedPut(String url, String recordLength, byte[] body) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).PUT(HttpRequest.BodyPublishers.ofByteArray(body));
-    if (!meta.isEmpty()) {
-      b.header("granary-object-meta", meta);
+    if (!recordLength.isEmpty()) {
+      b.header("granary-object-meta-length", recordLength);
     }
     return Http.send(Http.NO_FOLLOW, cluster.signed(b));
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 }

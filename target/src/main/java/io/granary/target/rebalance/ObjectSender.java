@@ -10,6 +10,7 @@ import io.granary.common.error.ErrorResponse;
 import io.granary.common.http.BorrowedFileRegion;
 import io.granary.common.http.client.UpstreamListener;
 import io.granary.common.http.client.UpstreamPool;
+import io.granary.target.meta.ObjectMetaCodec;
 import io.granary.target.storage.Relocation;
 import io.granary.target.storage.StoredObject;
 import io.granary.target.storage.WriteCondition;
@@ -18,6 +19,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -40,8 +42,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Sends one object to another target over a pooled keep-alive connection: the request head carries the object's
- * whole record, the body leaves zero-copy from the object's file (sendfile) in regions the bandwidth cap admits one
+ * Sends one object to another target over a pooled keep-alive connection: the body starts with the object's whole
+ * record, and the content leaves zero-copy from the object's file (sendfile) in regions the bandwidth cap admits one
  * at a time (at most two in flight, so a slow receiver holds the sender back), and the answer says what the receiver
  * did with the copy. A send holds a few small objects in memory whatever the object's size.
  *
@@ -88,10 +90,11 @@ final class ObjectSender {
     String uri = ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&" + ObjectTransport.BUCKET_ID + "="
         + bucket.id();
     long size = obj.meta().size();
+    byte[] record = ObjectMetaCodec.encode(obj.meta());
     HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, uri);
     URI target = URI.create(to.url());
     head.headers().set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
-    head.headers().set(ObjectTransport.META_HEADER, ObjectTransport.encodeMeta(obj.meta()));
+    head.headers().set(ObjectTransport.META_LENGTH_HEADER, record.length);
     head.headers().set(ObjectTransport.ATIME_HEADER, atime);
     head.headers().set(GranaryHeaders.MAP_VERSION, mapVersion);
     if (foreground) {
@@ -103,7 +106,7 @@ final class ObjectSender {
       String etag = condition.ifMatch();
       head.headers().set(HttpHeaderNames.IF_MATCH, etag.equals("*") ? etag : "\"" + etag + "\"");
     }
-    HttpUtil.setContentLength(head, size);
+    HttpUtil.setContentLength(head, record.length + size);
     if (signer != null) {
       signer.signHeaders("PUT", uri, head.headers());
     }
@@ -123,6 +126,7 @@ final class ObjectSender {
     boolean reusable = false;
     try {
       ch.write(head);
+      ch.write(new DefaultHttpContent(Unpooled.wrappedBuffer(record)));
       ChannelFuture previous = null;
       for (long pos = 0; pos < size && !answer.reply.isDone(); ) {
         long n = cap.region(size - pos);

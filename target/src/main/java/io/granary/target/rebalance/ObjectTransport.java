@@ -7,16 +7,16 @@ import io.granary.target.meta.ObjectMeta;
 import io.granary.target.meta.ObjectMetaCodec;
 import io.netty.util.AsciiString;
 import java.io.IOException;
-import java.util.Base64;
 
 /**
  * The wire form of objects moving between targets (docs/rebalance.md, "On the wire"). Every request is signed with
  * the cluster secret like any request a target serves.
  *
  * <pre>
- * PUT    /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;bid=ID       receive a copy: body = content,
- *        granary-object-meta = the whole record, granary-object-atime = its access time; 200 {"outcome":...}
- *        with If-Match / If-None-Match: committed only if that holds for the copy here (412, 404 otherwise)
+ * PUT    /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;bid=ID       receive a copy: body = the whole record
+ *        (granary-object-meta-length bytes) then the content, granary-object-atime = its access time;
+ *        200 {"outcome":...}; with If-Match / If-None-Match: committed only if that holds for the copy here (412,
+ *        404 otherwise)
  * GET    /v1/transport/objects/BUCKET/OBJECT?provider=P               the ETag of the copy here: {"etag":...}, or 404
  * DELETE /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;before=MS    remove a copy not newer than MS (a delete made
  *        on the owner while objects move); 200 {"removed":true|false}
@@ -32,8 +32,13 @@ public final class ObjectTransport {
   public static final String PUSH = "/v1/transport/push/";
   public static final String PREFIX = "/v1/transport/";
   public static final String PROGRESS = "/v1/rebalance";
-  /** The object's whole record, {@link ObjectMetaCodec}'s bytes in base64url. */
-  public static final AsciiString META_HEADER = AsciiString.cached("granary-object-meta");
+  /**
+   * The length of the object's whole record ({@link ObjectMetaCodec}'s bytes), which leads the body. In the body
+   * rather than a header: a multipart object's record keeps every part's checksum and can outgrow any header limit.
+   */
+  public static final AsciiString META_LENGTH_HEADER = AsciiString.cached("granary-object-meta-length");
+  /** The most record bytes a receiver takes: far above 10,000 parts' SHA-256 checksums (about 0.7 MB). */
+  static final int MAX_RECORD_BYTES = 8 << 20;
   /**
    * Present ({@code foreground}) on a copy a client waits for (get-from-neighbor): the receiver commits it ahead of
    * the rebalance's own copies, on a pool of its own.
@@ -68,19 +73,37 @@ public final class ObjectTransport {
         + bucket.bucket().provider().wireName();
   }
 
-  static String encodeMeta(ObjectMeta meta) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(ObjectMetaCodec.encode(meta));
+  /**
+   * The record's length a sender declared, checked against the body's {@code declaredLength}; 400 when it is
+   * missing, malformed, out of bounds or longer than the body.
+   */
+  static int recordLength(String header, long declaredLength) {
+    if (header == null || header.isEmpty()) {
+      throw BadRequestException.invalidArgument("a moved object needs the length of its record in "
+          + META_LENGTH_HEADER);
+    }
+    long n;
+    try {
+      n = Long.parseLong(header.trim());
+    } catch (NumberFormatException e) {
+      throw BadRequestException.invalidArgument("malformed " + META_LENGTH_HEADER + ": " + header);
+    }
+    if (n < 1 || n > MAX_RECORD_BYTES) {
+      throw BadRequestException.invalidArgument(META_LENGTH_HEADER + " must be 1.." + MAX_RECORD_BYTES + ", got " + n);
+    }
+    if (declaredLength < n) {
+      throw BadRequestException.invalidArgument("the body (" + declaredLength + " bytes) is shorter than its record ("
+          + n + " bytes)");
+    }
+    return (int) n;
   }
 
-  /** The record a sender attached; 400 when it is missing or undecodable. */
-  static ObjectMeta decodeMeta(String header) {
-    if (header == null || header.isEmpty()) {
-      throw BadRequestException.invalidArgument("a moved object needs its record in " + META_HEADER);
-    }
+  /** The record a sender put ahead of the content; 400 when it is undecodable. */
+  static ObjectMeta decodeMeta(byte[] record) {
     try {
-      return ObjectMetaCodec.decode(Base64.getUrlDecoder().decode(header));
-    } catch (IOException | IllegalArgumentException e) {
-      throw BadRequestException.invalidArgument("undecodable " + META_HEADER + ": " + e.getMessage());
+      return ObjectMetaCodec.decode(record);
+    } catch (IOException | RuntimeException e) {
+      throw BadRequestException.invalidArgument("undecodable object record: " + e.getMessage());
     }
   }
 }

@@ -5,6 +5,7 @@ import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.control.ControlClient;
+import io.granary.common.error.ApiException;
 import io.granary.common.error.BadRequestException;
 import io.granary.common.error.ConflictException;
 import io.granary.common.error.MethodNotAllowedException;
@@ -20,6 +21,7 @@ import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.Relocation;
 import io.granary.target.storage.WriteCondition;
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -163,6 +165,9 @@ public final class TransportRoutes {
    */
   private final class Receive implements RequestHandler {
     private PutOperation op;
+    private byte[] record;   // the record leading the body, while it arrives
+    private int recordRead;
+    private boolean refused; // answered with an error before the body ended
     private ObjectMeta meta;
     private long atime;
     private WriteCondition condition; // a completed upload sent by its holder: decided at the commit
@@ -214,17 +219,25 @@ public final class TransportRoutes {
         throw new ConflictException("BucketIdMismatch", "bucket " + target.bucket().bucket() + " is incarnation "
             + target.bucket().id() + " here, not " + bid);
       }
-      meta = ObjectTransport.decodeMeta(ex.header(ObjectTransport.META_HEADER));
+      record = new byte[ObjectTransport.recordLength(ex.header(ObjectTransport.META_LENGTH_HEADER),
+          ex.declaredLength())];
       condition = WritePreconditions.parse(ex.request().headers());
-      if (ex.declaredLength() != meta.size()) {
-        throw BadRequestException.invalidArgument("Content-Length " + ex.declaredLength()
-            + " does not match the object's size " + meta.size());
-      }
       try {
         String a = ex.header(ObjectTransport.ATIME_HEADER);
         atime = a == null ? 0 : Long.parseLong(a);
       } catch (NumberFormatException e) {
         throw BadRequestException.invalidArgument("bad " + ObjectTransport.ATIME_HEADER);
+      }
+    }
+
+    /** The record has arrived: decoded, checked against the body's length, and the copy's work file opened. */
+    private void receiveContent(HttpExchange ex) {
+      meta = ObjectTransport.decodeMeta(record);
+      long content = ex.declaredLength() - record.length;
+      record = null;
+      if (content != meta.size()) {
+        throw BadRequestException.invalidArgument("the body carries " + content + " bytes after the record, not the "
+            + "object's size " + meta.size());
       }
       try {
         op = rebalancer.relocation().beginReceive(target.bucket(), target.name(), meta);
@@ -239,15 +252,40 @@ public final class TransportRoutes {
         early.add(chunk.retain()); // the dispatcher releases its own reference when this returns
         return;
       }
-      if (op != null) {
-        op.write(chunk.content());
+      if (refused) {
+        return;
+      }
+      ByteBuf bytes = chunk.content();
+      if (record != null) {
+        int n = Math.min(bytes.readableBytes(), record.length - recordRead);
+        bytes.getBytes(bytes.readerIndex(), record, recordRead, n);
+        recordRead += n;
+        if (recordRead < record.length) {
+          return;
+        }
+        try {
+          receiveContent(ex);
+        } catch (ApiException e) {
+          refused = true;
+          ex.sendError(e);
+          return;
+        }
+        bytes = bytes.slice(bytes.readerIndex() + n, bytes.readableBytes() - n);
+      }
+      if (op != null && bytes.isReadable()) {
+        op.write(bytes);
       }
     }
 
     @Override
     public void onEnd(HttpExchange ex) {
       ended = true;
-      if (!started || op == null) {
+      if (!started || refused) {
+        return;
+      }
+      if (op == null) {
+        refused = true;
+        ex.sendError(BadRequestException.invalidArgument("the body ended inside the object's record"));
         return;
       }
       PutOperation put = op;
