@@ -1,6 +1,7 @@
 package io.granary.cli;
 
 import com.sun.management.UnixOperatingSystemMXBean;
+import io.granary.common.config.ByteSize;
 import io.granary.common.http.HttpLimits;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -45,8 +46,14 @@ final class NodeOptions {
   @Option(names = "--body-timeout", defaultValue = "60s", converter = DurationConverter.class, paramLabel = "DURATION",
       description = {"A request body that brings no bytes for this long is aborted (408, close; an upload leaves "
           + "nothing and gives back its space) (default: ${DEFAULT-VALUE}).",
-          "A slow trickle counts as progress; --max-connections bounds how many such uploads a node holds."})
+          "It is also the window over which --min-body-rate is measured."})
   Duration bodyTimeout;
+
+  @Option(names = "--min-body-rate", defaultValue = "500", paramLabel = "BYTES",
+      description = {"Bytes per second a request body must average over each --body-timeout window, else it is "
+          + "aborted like a stalled one (a slowloris trickle); 0 turns the check off (default: ${DEFAULT-VALUE}).",
+          "Sizes as elsewhere: 500, 1KiB."})
+  String minBodyRate;
 
   @Option(names = "--idle-timeout", defaultValue = "5m", converter = DurationConverter.class, paramLabel = "DURATION",
       description = "Close a connection with no bytes either way for this long: a kept-alive connection between "
@@ -62,7 +69,7 @@ final class NodeOptions {
   /** The HTTP listener's limits from the flags; throws IllegalArgumentException for impossible values. */
   HttpLimits httpLimits() {
     int max = maxConnections != null ? maxConnections : HttpLimits.defaultMaxConnections(maxFileDescriptors());
-    return new HttpLimits(headTimeout, bodyTimeout, idleTimeout, max);
+    return new HttpLimits(headTimeout, bodyTimeout, idleTimeout, max, ByteSize.parse(minBodyRate));
   }
 
   /** This process's open-file limit, or -1 where the JVM cannot tell. */

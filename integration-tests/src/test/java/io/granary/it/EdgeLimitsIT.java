@@ -41,8 +41,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The edge limits of real nodes (issue 18 item 9, third point), over raw sockets, with a 2 s head and body timeout
  * and a cap of 16 connections on the proxy and the target: a head sent a byte at a time gets 408 and is closed; a
- * connection that sends nothing is closed; an upload that stalls is aborted, leaving no work file and giving back
- * its space; connections beyond the cap are refused while the ones held and the cluster's own traffic are served.
+ * connection that sends nothing is closed; an upload that stalls, or trickles under the minimum body rate, is
+ * aborted, leaving no work file and giving back its space; connections beyond the cap are refused while the ones held and the cluster's own traffic are served.
  * After every test the one object is what it was and the nodes' descriptors return to their baseline.
  */
 class EdgeLimitsIT {
@@ -195,6 +195,44 @@ class EdgeLimitsIT {
     assertThat(Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(objectUrl("big"))).DELETE()).status())
         .isEqualTo(204);
     assertThat(metric(Node.TARGET, "granary_http_request_timeouts_total{", "phase=\"body\"")).isPositive();
+    awaitDescriptors(baseline);
+  }
+
+  /**
+   * Slowloris on the body: an upload that brings a byte every 100 ms never stalls, and is aborted all the same at the
+   * end of its first 2 s window (10 B/s is far under the default 500 B/s minimum), leaving no work file.
+   */
+  @Test
+  void uploadTrickledUnderTheMinimumRate_isAborted_andLeavesNothing() throws Exception {
+    long[] baseline = descriptors();
+    long usedBefore = usedBytes();
+    int size = 1 << 20;
+    String uri = "/v1/objects/" + BUCKET + "/trickled?provider=ais";
+    ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
+    try (Conn c = new Conn(Node.TARGET)) {
+      c.send("PUT " + uri + " HTTP/1.1\r\nHost: " + Node.TARGET.host() + cluster.signatureLines("PUT", uri)
+          + "\r\nContent-Length: " + size + "\r\n\r\n");
+      AtomicInteger sent = new AtomicInteger();
+      trickler.scheduleAtFixedRate(() -> {
+        if (sent.get() < size && c.trySend("z")) {
+          sent.incrementAndGet();
+        } else {
+          throw new IllegalStateException("stop"); // ends this schedule
+        }
+      }, 0, 100, TimeUnit.MILLISECONDS);
+      Read r = c.readUntilClosed();
+      assertThat(r.text()).as(r.text()).startsWith("HTTP/1.1 408 ");
+      assertThat(r.text()).contains("under the minimum rate of 500 B/s");
+      assertThat(r.closed()).isTrue();
+    } finally {
+      trickler.shutdownNow();
+    }
+    Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      assertThat(workFiles()).isEmpty();
+      assertThat(usedBytes()).as("used and reserved bytes of the target's mountpaths").isEqualTo(usedBefore);
+    });
+    assertThat(Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(objectUrl("trickled"))).GET()).status())
+        .as("nothing was stored").isEqualTo(404);
     awaitDescriptors(baseline);
   }
 

@@ -57,6 +57,6 @@ final class HttpChannelInitializer extends ChannelInitializer<Channel> {
         .addLast("idle", new IdleStateHandler(true, limits.bodyTimeout().toMillis(), 0,
             limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
         .addLast("dispatch", new HttpDispatcher(router, nodeId, listener, head,
-            admission == ConnectionCap.Admission.RESERVE ? onReserve : null, counters));
+            admission == ConnectionCap.Admission.RESERVE ? onReserve : null, counters, limits));
   }
 }

@@ -66,6 +66,9 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private final HeadTimeout headTimeout;            // null when heads have no deadline
   private final Predicate<HttpRequest> onReserve;   // non-null on a reserve connection: the requests it serves
   private final EdgeCounters counters;
+  private final long minBodyBytes;      // bytes a body must bring per window; 0: no minimum
+  private final long rateWindowMillis;
+  private final long minBodyRate;       // bytes per second, for the error message
 
   /** Stands for a request whose head never arrived whole, to answer it 408 (not reported to the listener). */
   private static final HttpRequest PARTIAL_HEAD = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
@@ -76,7 +79,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   /** @param listener told of every answered request (metrics) */
   public HttpDispatcher(Router router, String nodeId, ExchangeListener listener) {
-    this(router, nodeId, listener, null, null, new EdgeCounters());
+    this(router, nodeId, listener, null, null, new EdgeCounters(), null);
   }
 
   /**
@@ -84,15 +87,19 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
    * @param onReserve for a connection admitted on the cap's reserve, which requests it serves (the others get 503
    *     and the connection closes); null for a connection within the cap
    * @param counters where timeouts and refusals are counted
+   * @param limits whose minimum body rate request bodies are held to; null for none
    */
   HttpDispatcher(Router router, String nodeId, ExchangeListener listener, HeadTimeout headTimeout,
-      Predicate<HttpRequest> onReserve, EdgeCounters counters) {
+      Predicate<HttpRequest> onReserve, EdgeCounters counters, HttpLimits limits) {
     this.router = router;
     this.nodeId = nodeId;
     this.listener = listener;
     this.headTimeout = headTimeout;
     this.onReserve = onReserve;
     this.counters = counters;
+    this.minBodyBytes = limits == null ? 0 : limits.minBodyBytesPerWindow();
+    this.rateWindowMillis = limits == null ? 0 : limits.bodyTimeout().toMillis();
+    this.minBodyRate = limits == null ? 0 : limits.minBodyRate();
   }
 
   @Override
@@ -158,6 +165,10 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       abortHandler(ex, t);
       ex.sendError(t);
       return;
+    }
+    if (minBodyBytes > 0 && !ex.requestComplete() && (HttpUtil.isTransferEncodingChunked(req)
+        || HttpUtil.getContentLength(req, 0L) > 0)) {
+      watchBodyRate(ctx, ex, 0);
     }
     // The handler may have answered already (and, on keep-alive, this exchange may be over): use ex, not current.
     if (!ex.responseStarted() && HttpUtil.is100ContinueExpected(req)) {
@@ -335,6 +346,32 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     current.markRequestComplete();
     current.lingerAfterResponse(); // the client may still be sending: a close with unread input would be a reset
     current.sendError(new RequestTimeoutException("the request head was not complete in time; nothing was done"));
+  }
+
+  /**
+   * Holds {@code ex}'s body to the minimum rate: once a window, the bytes that arrived in it must reach the minimum
+   * (or the rest of the body, if that is less), else the upload is aborted as a stalled one is (a slowloris trickle
+   * never stalls). Like a stall it counts while
+   * the handler holds reading back. Ends by itself once the body is complete or the exchange over.
+   */
+  private void watchBodyRate(ChannelHandlerContext ctx, HttpExchange ex, long mark) {
+    ctx.executor().schedule(() -> {
+      if (current != ex || ex.requestComplete() || ex.responseStarted() || draining || !ctx.channel().isActive()) {
+        return;
+      }
+      long got = ex.bodyBytes() - mark;
+      long declared = ex.declaredLength(); // -1 when chunked
+      long due = declared < 0 ? minBodyBytes : Math.min(minBodyBytes, declared - mark); // or the rest, if less
+      if (got >= due) {
+        watchBodyRate(ctx, ex, ex.bodyBytes());
+        return;
+      }
+      counters.onBodyTimeout();
+      ex.closeAfterResponse();
+      fail(ex, new RequestTimeoutException("the request body brought " + got + " bytes in the last "
+          + rateWindowMillis / 1000.0 + " s, under the minimum rate of " + minBodyRate + " B/s (--min-body-rate), after "
+          + ex.bodyBytes() + " bytes; nothing was stored"));
+    }, rateWindowMillis, TimeUnit.MILLISECONDS);
   }
 
   /**

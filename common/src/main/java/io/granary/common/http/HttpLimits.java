@@ -10,21 +10,31 @@ import java.util.Objects;
  * @param headTimeout a request head must be complete this long after its first byte (for a new connection: after
  *     the accept), else 408 and close; bounds slowloris
  * @param bodyTimeout a request body that brings no bytes for this long is aborted (408, close): a stalled upload
- *     gives back its work file and space reservation. A trickle of bytes counts as progress.
+ *     gives back its work file and space reservation. It is also the window of {@code minBodyRate}.
  * @param idleTimeout a connection with no bytes either way for this long is closed: a kept-alive connection between
  *     requests, or an answer the client stopped reading
  * @param maxConnections connections served at once; beyond it a {@linkplain #reserve() reserve} admits only
  *     requests signed by another node of the cluster, and beyond the reserve a connection is closed at accept
+ * @param minBodyRate bytes per second a request body must average over each {@code bodyTimeout} window, else it is
+ *     aborted like a stalled one (a slowloris trickle); 0 turns the check off
  */
-public record HttpLimits(Duration headTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections) {
+public record HttpLimits(Duration headTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections,
+    long minBodyRate) {
   public static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(30);
   public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(5);
   /** The connection cap when the open-file limit allows it (see {@link #defaultMaxConnections}). */
   public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  /** As Apache's mod_reqtimeout ({@code MinRate=500}): far below any real upload, far above a slowloris trickle. */
+  public static final long DEFAULT_MIN_BODY_RATE = 500;
 
   public static final HttpLimits DEFAULTS = new HttpLimits(DEFAULT_HEAD_TIMEOUT, DEFAULT_BODY_TIMEOUT,
-      DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS);
+      DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MIN_BODY_RATE);
+
+  /** Limits with the default minimum body rate. */
+  public HttpLimits(Duration headTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections) {
+    this(headTimeout, bodyTimeout, idleTimeout, maxConnections, DEFAULT_MIN_BODY_RATE);
+  }
 
   public HttpLimits {
     positive("--head-timeout", headTimeout);
@@ -33,6 +43,14 @@ public record HttpLimits(Duration headTimeout, Duration bodyTimeout, Duration id
     if (maxConnections < 1) {
       throw new IllegalArgumentException("--max-connections must be at least 1, got " + maxConnections);
     }
+    if (minBodyRate < 0) {
+      throw new IllegalArgumentException("--min-body-rate must be 0 (off) or positive, got " + minBodyRate);
+    }
+  }
+
+  /** The bytes a request body must bring in each body-timeout window (0: no minimum). */
+  public long minBodyBytesPerWindow() {
+    return minBodyRate == 0 ? 0 : Math.max(1, minBodyRate * bodyTimeout.toMillis() / 1000);
   }
 
   /**
@@ -57,10 +75,13 @@ public record HttpLimits(Duration headTimeout, Duration bodyTimeout, Duration id
     return (int) Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, maxFileDescriptors / 2));
   }
 
-  /** The settings as a node logs them at start-up: {@code head=30s body=60s idle=300s max-connections=4096+256}. */
+  /**
+   * The settings as a node logs them at start-up:
+   * {@code head=30s body=60s min-body-rate=500B/s idle=300s max-connections=4096+256}.
+   */
   public String describe() {
-    return "head=" + seconds(headTimeout) + " body=" + seconds(bodyTimeout) + " idle=" + seconds(idleTimeout)
-        + " max-connections=" + maxConnections + "+" + reserve();
+    return "head=" + seconds(headTimeout) + " body=" + seconds(bodyTimeout) + " min-body-rate=" + minBodyRate
+        + "B/s idle=" + seconds(idleTimeout) + " max-connections=" + maxConnections + "+" + reserve();
   }
 
   private static String seconds(Duration d) {

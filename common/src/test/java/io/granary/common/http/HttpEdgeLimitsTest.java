@@ -130,7 +130,7 @@ class HttpEdgeLimitsTest {
   void bodyTimeout_stalledBody_abortsTheHandler_answers408_andCloses() throws Exception {
     EmbeddedChannel ch = connect();
     send(ch, "PUT /end/o HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
-    elapse(ch, 30); // the head deadline is off once the head is here
+    elapse(ch, 15); // the head deadline (10 s) is off once the head is here; the body's first window (20 s) not over
     assertThat(drain(ch)).isEmpty();
     ch.pipeline().fireUserEventTriggered(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT);
     HttpDispatcherTest.Resp r = single(ch);
@@ -155,6 +155,45 @@ class HttpEdgeLimitsTest {
     assertThat(drain(ch)).isEmpty();
     assertThat(ch.isOpen()).isTrue();
     assertThat(handlers.get(1).events).containsExactly("request", "content:0", "end");
+    assertThat(counters.bodyTimeouts()).isZero();
+  }
+
+  @Test
+  void minBodyRate_aTrickle_isAbortedAtTheEndOfItsWindow_answers408_andCloses() throws Exception {
+    EmbeddedChannel ch = connect();
+    send(ch, "PUT /end/o HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n");
+    for (int s = 0; s < 19; s++) { // a byte a second never stalls, and is far under 500 B/s
+      send(ch, "x");
+      elapse(ch, 1);
+    }
+    assertThat(drain(ch)).isEmpty();
+    send(ch, "x");
+    elapse(ch, 1);
+    HttpDispatcherTest.Resp r = single(ch);
+    assertThat(r.status()).isEqualTo(408);
+    assertThat(code(r)).isEqualTo("RequestTimeout");
+    assertThat(r.body()).contains("under the minimum rate of 500 B/s");
+    assertThat(r.header("connection")).isEqualToIgnoringCase("close");
+    assertThat(handlers.get(0).events).last().isEqualTo("abort:RequestTimeoutException");
+    elapse(ch, 3);
+    assertThat(ch.isOpen()).isFalse();
+    assertThat(counters.bodyTimeouts()).isEqualTo(1);
+  }
+
+  @Test
+  void minBodyRate_aBodyAtTheRate_orEndingWithinTheWindow_goesOn() throws Exception {
+    EmbeddedChannel ch = connect();
+    send(ch, "PUT /end/o HTTP/1.1\r\nHost: x\r\nContent-Length: 30100\r\n\r\n");
+    send(ch, "y".repeat(10_000)); // 500 B/s over the 20 s window
+    elapse(ch, 20);
+    send(ch, "y".repeat(20_000));
+    elapse(ch, 20);
+    assertThat(drain(ch)).isEmpty();
+    elapse(ch, 15);
+    send(ch, "y".repeat(100)); // the rest, under a window's minimum, ends within the window: nothing more is due
+    assertThat(single(ch).status()).isEqualTo(200);
+    elapse(ch, 20);
+    assertThat(handlers.get(0).events).last().isEqualTo("end");
     assertThat(counters.bodyTimeouts()).isZero();
   }
 
@@ -225,6 +264,7 @@ class HttpEdgeLimitsTest {
     assertThatThrownBy(() -> new HttpLimits(s, s, Duration.ofNanos(10), 1)).hasMessageContaining("--idle-timeout");
     assertThatThrownBy(() -> new HttpLimits(s, s, s, 0)).hasMessageContaining("--max-connections");
     assertThatThrownBy(() -> new HttpLimits(s, s, s, -1)).hasMessageContaining("--max-connections");
+    assertThatThrownBy(() -> new HttpLimits(s, s, s, 1, -1)).hasMessageContaining("--min-body-rate");
   }
 
   @Test
