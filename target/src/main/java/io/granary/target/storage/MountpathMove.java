@@ -119,13 +119,14 @@ public final class MountpathMove {
   }
 
   /**
-   * Makes sure the copy a joining mountpath ({@code joining}, back with objects from an earlier life) holds is not
-   * older than a copy elsewhere, before it takes objects: of the copies on readable mountpaths only the newest stays
-   * (on a tie, the one not on {@code joining}).
+   * Checks the copy a joining mountpath ({@code joining}, back with objects from an earlier life) holds before it is
+   * served: it is dropped when another readable mountpath holds a copy (what was served while it was away wins,
+   * whatever the mtimes say: clocks differ, and a copy from another target keeps its mtime), or when the object was
+   * removed while it was disabled ({@link AwayDeletes}). Otherwise it is the only copy and stays.
    *
    * @return whether the joining mountpath's copy stays
    */
-  public boolean keepNewest(BucketProps bucket, String name, Mountpath joining) throws IOException {
+  public boolean checkReturning(BucketProps bucket, String name, Mountpath joining) throws IOException {
     ObjectLocation loc = store.locate(bucket, name).on(joining);
     Lock write = store.locks().forDigest(loc.digest()).writeLock();
     write.lock();
@@ -134,18 +135,14 @@ public final class MountpathMove {
       if (mine == null) {
         return false;
       }
-      ObjectMeta newestElsewhere = null;
+      boolean elsewhere = false;
       for (Mountpath mp : store.mountpaths()) {
-        ObjectMeta o = mp == joining ? null : mp.meta().get(loc.key());
-        if (o != null && (newestElsewhere == null || o.mtime() > newestElsewhere.mtime())) {
-          newestElsewhere = o;
-        }
+        elsewhere |= mp != joining && mp.meta().get(loc.key()) != null;
       }
-      if (newestElsewhere != null && newestElsewhere.mtime() >= mine.mtime()) {
+      if (elsewhere || store.awayDeletes().removedWhileAway(joining, loc.key())) {
         store.remove(loc, mine);
         return false;
       }
-      store.copies().removeOthers(loc, m -> m.mtime() < mine.mtime(), store::remove);
       return true;
     } finally {
       write.unlock();

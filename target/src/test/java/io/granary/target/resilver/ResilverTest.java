@@ -211,6 +211,87 @@ class ResilverTest {
     assertAllInPlace(names);
   }
 
+  /** The names whose only copy is on {@code mp} now. */
+  private List<String> onlyOn(List<String> names, Mountpath mp) throws IOException {
+    List<String> out = new java.util.ArrayList<>();
+    for (String n : names) {
+      if (f.holders(n).equals(List.of(mp))) {
+        out.add(n);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void deletesAndOverwritesWhileAMountpathIsAway_areNotUndoneWhenItComesBack() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2", "mp3");
+    List<String> names = f.putMany(300);
+    List<String> onMp3 = onlyOn(names, f.mountpath("mp3"));
+    assertThat(onMp3).hasSizeGreaterThan(40);
+    List<String> deleted = onMp3.subList(0, 10);
+    List<String> overwritten = onMp3.subList(10, 20);
+    List<String> overwrittenThenDeleted = onMp3.subList(20, 30);
+    List<String> untouched = onMp3.subList(30, onMp3.size());
+    f.admin.disable(f.path("mp3").toString());
+    awaitResilverDone();
+
+    for (String n : deleted) {
+      assertThat(f.store.delete(BUCKET, n)).as("%s is not served while its mountpath is away", n).isFalse();
+    }
+    for (String n : overwritten) {
+      f.put(n, ("new " + n).getBytes());
+    }
+    for (String n : overwrittenThenDeleted) {
+      f.put(n, ("new " + n).getBytes());
+      assertThat(f.store.delete(BUCKET, n)).isTrue();
+    }
+    // New objects whose HRW mountpath is mp3 once it is back: they land elsewhere now, and move to it later.
+    List<String> fresh = new java.util.ArrayList<>();
+    for (int i = 0; fresh.size() < 5; i++) {
+      String n = "fresh-" + i;
+      f.put(n, ("fresh " + n).getBytes());
+      if (hrwWithAll(n).equals("mp3")) {
+        fresh.add(n);
+      }
+    }
+    f.restart("mp1", "mp2", "mp3"); // still disabled: what happened while it was away is remembered across restarts
+    assertThat(f.store.mountpathSet().entry(f.path("mp3")).orElseThrow().state())
+        .isEqualTo(MountpathState.DISABLED);
+
+    f.admin.attach(f.path("mp3").toString());
+    awaitResilverDone();
+
+    for (String n : concat(deleted, overwrittenThenDeleted)) {
+      assertThat(f.read(n)).as("%s was deleted while its mountpath was away", n).isNull();
+      assertThat(f.holders(n)).as("copies of %s", n).isEmpty();
+    }
+    for (String n : overwritten) {
+      assertThat(f.read(n)).as(n).isEqualTo(("new " + n).getBytes());
+      assertThat(f.holders(n)).containsExactly(f.store.locate(BUCKET, n).mountpath());
+    }
+    for (String n : fresh) {
+      assertThat(f.read(n)).as(n).isEqualTo(("fresh " + n).getBytes());
+      assertThat(f.holders(n)).containsExactly(f.mountpath("mp3"));
+    }
+    assertAllInPlace(untouched); // what was not changed meanwhile comes back with its disk
+    assertThat(f.listed()).doesNotContainAnyElementsOf(concat(deleted, overwrittenThenDeleted))
+        .containsAll(overwritten).containsAll(untouched).containsAll(fresh).doesNotHaveDuplicates();
+    long files = files(f.path("mp3").resolve("objects"));
+    assertThat(files).as("object files on mp3").isEqualTo(f.mountpath("mp3").usage().objectCount());
+  }
+
+  /** The mountpath ("mp1".."mp3") HRW picks for {@code name} when all three are available. */
+  private String hrwWithAll(String name) {
+    java.util.List<Path> all = List.of(f.path("mp1"), f.path("mp2"), f.path("mp3"));
+    long digest = io.granary.clustermap.hrw.PlacementKey.digest(BUCKET.bucket(), name);
+    return io.granary.clustermap.hrw.Rendezvous.unweighted(all, Path::toString).pick(digest).getFileName()
+        .toString();
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    return Stream.concat(a.stream(), b.stream()).toList();
+  }
+
   @Test
   void restart_withAnAddedAndARemovedFlag_resilversAfterStart() throws IOException {
     f = new ResilverFixture(tmp, "mp1", "mp2");
