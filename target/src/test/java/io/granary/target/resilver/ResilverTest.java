@@ -130,10 +130,20 @@ class ResilverTest {
   @Test
   void killedMidResilver_resumesFromTheMarker_nothingLostOrDuplicated() throws IOException {
     f = new ResilverFixture(tmp, "mp1", "mp2");
-    List<String> names = f.putMany(1500);
-    // The walk dies at its 300th move, in its second batch, as a kill leaves it: some of that batch moved, the
-    // marker still before it, the record saying the resilver did not finish.
-    f.moves = () -> new DyingPool(300);
+    List<String> names = f.putMany(900);
+    // mp1 is walked first, in key order, a batch at a time. The walk dies in its second batch there, as a kill
+    // leaves it: the pool runs each move to its end before the next is handed in, so exactly `limit` objects moved
+    // and none is half done; the marker is at the end of the first batch; the record says the resilver did not
+    // finish.
+    List<String> mp1Keys = new java.util.ArrayList<>();
+    f.mountpath("mp1").meta().scan("", null, (key, meta) -> mp1Keys.add(key));
+    List<String> firstBatch = mp1Keys.subList(0, ResilverWalk.BATCH);
+    List<String> secondBatch = mp1Keys.subList(ResilverWalk.BATCH, Math.min(mp1Keys.size(), 2 * ResilverWalk.BATCH));
+    long inFirst = firstBatch.stream().filter(this::toMp3).count();
+    long inSecond = secondBatch.stream().filter(this::toMp3).count();
+    assertThat(inSecond).as("objects of mp1's second batch that move to mp3").isGreaterThan(1);
+    int limit = (int) (inFirst + inSecond / 2);
+    f.moves = () -> new DyingPool(limit);
     f.restart("mp1", "mp2");
     assertThat(f.resilverState().state()).as("the same flags: nothing to resilver")
         .isEqualTo(MountpathsReport.Resilver.IDLE);
@@ -141,17 +151,12 @@ class ResilverTest {
     await().atMost(Duration.ofSeconds(60)).until(() -> f.resilverEnded());
     assertThat(f.resilverState().state()).isEqualTo(MountpathsReport.Resilver.FAILED);
     long resilverId = f.resilverState().id();
-    long movedBefore = f.resilverState().objectsMoved();
-    assertThat(movedBefore).isBetween(1L, 300L);
-    boolean marked = f.store.mountpaths().stream().anyMatch(mp -> {
-      try {
-        return ResilverWalk.MARKERS.resumeAfter(mp.meta(), resilverId) != null
-            || ResilverWalk.MARKERS.lastDone(mp.meta()) == resilverId;
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    assertThat(marked).as("the walk left a marker to resume from").isTrue();
+    Mountpath mp3 = f.mountpath("mp3");
+    long toMp3 = names.stream().filter(n -> f.store.locate(BUCKET, n).mountpath() == mp3).count();
+    assertThat(mp3.usage().objectCount()).as("moved before the kill").isEqualTo(limit);
+    assertThat(files(f.path("mp3").resolve("objects"))).isEqualTo(limit);
+    assertThat(ResilverWalk.MARKERS.resumeAfter(f.mountpath("mp1").meta(), resilverId))
+        .as("the marker: the last key of the last whole batch").isEqualTo(firstBatch.get(firstBatch.size() - 1));
 
     f.moves = () -> java.util.concurrent.Executors.newFixedThreadPool(2);
     f.restart("mp1", "mp2"); // mp3 was attached at run time: it comes back without a flag
@@ -161,28 +166,68 @@ class ResilverTest {
 
     assertThat(f.resilverState().id()).isEqualTo(resilverId);
     assertThat(f.resilverState().cause()).contains("resuming");
-    assertThat(f.resilverState().objectsToMove() + movedBefore).as("the resumed walk counts only what is left")
-        .isBetween(400L, 600L);
+    assertThat(f.resilverState().objectsToMove()).as("the resumed walk counts only what is left")
+        .isEqualTo(toMp3 - limit);
+    assertThat(f.resilverState().objectsMoved()).as("and moves nothing twice").isEqualTo(toMp3 - limit);
+    assertThat(f.resilverState().failed()).isZero();
     assertAllInPlace(names);
+    assertThat(f.mountpath("mp3").usage().objectCount()).isEqualTo(toMp3);
     long total = f.store.mountpaths().stream().mapToLong(mp -> mp.usage().objectCount()).sum();
-    assertThat(total).isEqualTo(1500);
+    assertThat(total).isEqualTo(900);
+    assertThat(files(f.path("mp1").resolve("objects")) + files(f.path("mp2").resolve("objects"))
+        + files(f.path("mp3").resolve("objects"))).as("object files, none twice").isEqualTo(900);
   }
 
-  /** A move pool that refuses every task after the first {@code limit}: the walk dies mid-batch. */
-  private static final class DyingPool extends java.util.concurrent.ThreadPoolExecutor {
+  /** Whether the object of a metadata key has mp3 as its HRW mountpath once mp3 is attached. */
+  private boolean toMp3(String key) {
+    return hrwWithAll(key.substring(io.granary.target.storage.ObjectStore.bucketPrefix(BUCKET).length()))
+        .equals("mp3");
+  }
+
+  /**
+   * A move pool that runs each of the first {@code limit} moves to its end in the submitting thread, then refuses
+   * the next one: the walk dies there, with exactly {@code limit} moves done and none in flight.
+   */
+  private static final class DyingPool extends java.util.concurrent.AbstractExecutorService {
     private final java.util.concurrent.atomic.AtomicInteger left;
+    private volatile boolean shutdown;
 
     DyingPool(int limit) {
-      super(2, 2, 0, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>());
       this.left = new java.util.concurrent.atomic.AtomicInteger(limit);
     }
 
     @Override
     public void execute(Runnable task) {
-      if (left.decrementAndGet() < 0) {
+      if (shutdown || left.decrementAndGet() < 0) {
         throw new java.util.concurrent.RejectedExecutionException("killed");
       }
-      super.execute(task);
+      task.run();
+    }
+
+    @Override
+    public void shutdown() {
+      shutdown = true;
+    }
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      shutdown = true;
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return shutdown;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return shutdown;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) {
+      return true;
     }
   }
 
