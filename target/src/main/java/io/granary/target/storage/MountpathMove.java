@@ -67,6 +67,9 @@ public final class MountpathMove {
       in = there != null && there.mtime() >= meta.mtime() ? null // the destination has it: only the source goes
           : FileChannel.open(src.file(), StandardOpenOption.READ); // this version's bytes, whatever happens next
       atime = from.meta().atime(src.key());
+    } catch (IOException e) {
+      store.copies().report(from, e); // a disk that vanished under the walk: its health check disables it
+      throw e;
     } finally {
       read.unlock();
     }
@@ -77,6 +80,12 @@ public final class MountpathMove {
       if (!copyAndCommit(in, dest, meta)) {
         return new Result(Outcome.GONE, 0);
       }
+    } catch (IOException e) {
+      if (!String.valueOf(e.getMessage()).contains("No space left")) { // a full disk is not a failed one
+        store.copies().report(from, e); // the copy read one and wrote the other: both get checked
+        store.copies().report(dest.mountpath(), e);
+      }
+      throw e;
     }
     if (atime > 0) {
       dest.mountpath().meta().putAtimes(Map.of(dest.key(), atime));

@@ -178,6 +178,46 @@ class ResilverTest {
         + files(f.path("mp3").resolve("objects"))).as("object files, none twice").isEqualTo(900);
   }
 
+  @Test
+  void aMountpathThatVanishesMidResilver_isDisabled_andTheTargetServesTheRest() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    List<String> names = f.putMany(600);
+    List<String> onMp2 = onlyOn(names, f.mountpath("mp2"));
+    Path gone = tmp.resolve("mp2.gone");
+    // At the resilver's 20th move (mp1 is walked first) the disk of mp2 vanishes: its directory is renamed away.
+    f.moves = () -> new DyingPool(Integer.MAX_VALUE, 20, () -> {
+      try {
+        Files.move(f.path("mp2"), gone);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    f.restart("mp1", "mp2");
+    f.admin.attach(f.path("mp3").toString());
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> f.store.mountpathSet().entry(f.path("mp2")).orElseThrow()
+        .state() == MountpathState.DISABLED);
+    awaitResilverDone(); // the one the failure started, over mp1 and mp3
+    assertThat(f.resilverState().cause()).contains("disable").contains("failed");
+    assertThat(f.health.failures()).isEqualTo(1);
+    assertThat(f.path("mp2")).as("a vanished directory is never created again").doesNotExist();
+    List<String> survivors = new java.util.ArrayList<>();
+    for (String n : names) {
+      byte[] got = f.read(n);
+      if (got == null) {
+        assertThat(onMp2).as("only objects of the vanished disk are gone").contains(n);
+      } else {
+        assertThat(got).as(n).isEqualTo(content(n));
+        survivors.add(n);
+      }
+    }
+    assertThat(survivors).as("everything that was not on mp2").containsAll(names.stream()
+        .filter(n -> !onMp2.contains(n)).toList());
+    assertAllInPlace(survivors);
+    f.put("after-the-failure", "still taking writes".getBytes());
+    assertThat(f.read("after-the-failure")).isEqualTo("still taking writes".getBytes());
+  }
+
   /** Whether the object of a metadata key has mp3 as its HRW mountpath once mp3 is attached. */
   private boolean toMp3(String key) {
     return hrwWithAll(key.substring(io.granary.target.storage.ObjectStore.bucketPrefix(BUCKET).length()))
@@ -190,16 +230,29 @@ class ResilverTest {
    */
   private static final class DyingPool extends java.util.concurrent.AbstractExecutorService {
     private final java.util.concurrent.atomic.AtomicInteger left;
+    private final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+    private final int eventAt;
+    private final Runnable event;
     private volatile boolean shutdown;
 
     DyingPool(int limit) {
+      this(limit, -1, () -> { });
+    }
+
+    /** Also runs {@code event} before the {@code eventAt}-th move (1-based). */
+    DyingPool(int limit, int eventAt, Runnable event) {
       this.left = new java.util.concurrent.atomic.AtomicInteger(limit);
+      this.eventAt = eventAt;
+      this.event = event;
     }
 
     @Override
     public void execute(Runnable task) {
       if (shutdown || left.decrementAndGet() < 0) {
         throw new java.util.concurrent.RejectedExecutionException("killed");
+      }
+      if (count.incrementAndGet() == eventAt) {
+        event.run();
       }
       task.run();
     }
