@@ -93,13 +93,17 @@ public final class AwayDeletes {
   }
 
   /**
-   * Drops the records of {@code path} on every readable mountpath: it is back and checked (or back empty). Call only
-   * once it is not disabled in the current set.
+   * Drops the records of {@code path} on every readable mountpath once it is served again (back and checked, or back
+   * empty); nothing while it is not (disabled again meanwhile: the records made since are for its next return).
    */
   public void forget(Path path) throws IOException {
     lock.writeLock().lock();
     try {
-      for (Mountpath mp : registry.current().readable()) {
+      MountpathSet set = registry.current();
+      if (set.entry(path).filter(e -> e.state().served()).isEmpty()) {
+        return;
+      }
+      for (Mountpath mp : set.readable()) {
         mp.meta().column(COLUMN).deletePrefix(path + "\0");
       }
     } finally {
