@@ -53,7 +53,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * mountpath is attached (a third of the objects move to it), the first one is detached (all of its objects move off,
  * its directory ends up empty), the second one's directory is renamed away under the running target (it is disabled,
  * the target serves the rest), bad requests are refused without changing anything, and the target is killed with
- * kill -9 in the middle of a resilver (the restart finishes it: every object once, on its HRW mountpath).
+ * kill -9 in the middle of a resilver (the restart finishes it: every object once, on its HRW mountpath), and the
+ * vanished directory comes back and is attached again (what was deleted or overwritten while it was away stays so).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ResilverIT {
@@ -71,6 +72,7 @@ class ResilverIT {
   private static Path mp2;
   private static Path mp3;
   private static final List<String> SURVIVORS = new ArrayList<>(); // local object URLs after mp2 failed
+  private static final List<String> VANISHED = new ArrayList<>(); // local object URLs that lived only on mp2
 
   @BeforeAll
   static void start() throws Exception {
@@ -369,6 +371,7 @@ class ResilverIT {
     }
     assertThat(Files.exists(file(mp3, bucketId, NAMES.get(onMp3.get(0))))).isTrue();
     SURVIVORS.addAll(onMp3);
+    VANISHED.addAll(onMp2);
     try (Reader served = new Reader(onMp3, 3, true); Reader doomed = new Reader(onMp2, 2, false)) {
       served.awaitMoreReads(200);
 
@@ -485,5 +488,80 @@ class ResilverIT {
     List<String> listed = new ArrayList<>();
     page.path("entries").forEach(e -> listed.add(e.path("name").asText()));
     assertThat(listed).doesNotHaveDuplicates().hasSize(SURVIVORS.size());
+  }
+
+  @Test
+  @Order(6)
+  void vanishedMountpathComesBack_deletesAndOverwritesMadeMeanwhileAreNotUndone() throws Exception {
+    assertThat(VANISHED).hasSizeGreaterThan(60);
+    List<String> deleted = VANISHED.subList(0, 20);
+    List<String> overwritten = VANISHED.subList(20, 40);
+    List<String> untouched = VANISHED.subList(40, VANISHED.size());
+    for (String u : deleted) {
+      Http.Reply d = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(u)).DELETE());
+      assertThat(d.status()).as("DELETE %s while its disk is away: %s", u, d.bodyText()).isEqualTo(404);
+    }
+    for (String u : overwritten) {
+      byte[] body = Content.bytes(u.hashCode(), 777);
+      Http.Reply p = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(u))
+          .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+      assertThat(p.status()).as(p.bodyText()).isEqualTo(200);
+      SHA.put(u, Http.sha256(body));
+    }
+    List<Path> back = List.of(mp2, mp3, mp4());
+    List<String> fresh = new ArrayList<>(); // written now; their HRW mountpath is mp2 once it is back
+    for (int i = 0; fresh.size() < 10; i++) {
+      String name = "fresh-" + i;
+      if (hrw(name, back).equals(mp2)) {
+        byte[] body = Content.bytes(50_000 + i, 300 + i);
+        Http.Reply p = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name)))
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+        assertThat(p.status()).as(p.bodyText()).isEqualTo(200);
+        SHA.put(url(name), Http.sha256(body));
+        NAMES.put(url(name), name);
+        fresh.add(url(name));
+      }
+    }
+    long before = mountpaths().path("resilver").path("id").asLong();
+
+    Files.move(cluster.dir().resolve(TARGET).resolve("mp2.gone"), mp2); // the disk comes back, as it was
+    Http.Reply r = attach("{\"path\":\"" + mp2 + "\"}");
+    assertThat(r.status()).as(r.bodyText()).isEqualTo(201);
+    JsonNode report = awaitResilverAfter(before);
+
+    assertThat(mountpath(report, mp2).path("state").asText()).isEqualTo("available");
+    for (String u : deleted) {
+      assertThat(Http.get(u).status()).as("%s was deleted while its disk was away", u).isEqualTo(404);
+    }
+    List<String> served = new ArrayList<>(SURVIVORS);
+    served.addAll(overwritten);
+    served.addAll(untouched); // untouched meanwhile: back with their disk
+    served.addAll(fresh);
+    String bucketId = bucketId();
+    for (String u : served) {
+      Http.Reply g = Http.sendHashing(Http.FOLLOW, HttpRequest.newBuilder(URI.create(u)).GET());
+      assertThat(g.status()).as(u).isEqualTo(200);
+      assertThat(g.sha256()).as(u).isEqualTo(SHA.get(u));
+      String name = NAMES.get(u);
+      Path home = hrw(name, back);
+      for (Path mp : back) {
+        assertThat(Files.exists(file(mp, bucketId, name))).as("%s on %s", name, mp).isEqualTo(mp.equals(home));
+      }
+    }
+    for (String u : deleted) {
+      for (Path mp : back) {
+        assertThat(file(mp, bucketId, NAMES.get(u))).as("file of a deleted object").doesNotExist();
+      }
+    }
+    JsonNode page = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET
+        + "?limit=10000").body());
+    List<String> listed = new ArrayList<>();
+    page.path("entries").forEach(e -> listed.add(e.path("name").asText()));
+    assertThat(listed).doesNotHaveDuplicates().hasSize(served.size())
+        .doesNotContainAnyElementsOf(deleted.stream().map(NAMES::get).toList());
+  }
+
+  private static Path mp4() {
+    return mp1.resolveSibling("mp4");
   }
 }

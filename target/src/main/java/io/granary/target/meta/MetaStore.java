@@ -56,10 +56,11 @@ public final class MetaStore implements AutoCloseable {
    * cannot bring it back); {@code handoff} (keys of objects committed here that another target owns, to be sent on);
    * {@code rebalance} (where a rebalance walk of this mountpath is, to resume it after a restart); {@code resilver}
    * (the same for a resilver walk); {@code completed} (multipart uploads completed within the retry window, so a
-   * retried completion gets the same answer).
+   * retried completion gets the same answer); {@code away} (objects deleted while a mountpath was disabled, so its
+   * stale copies do not come back with it).
    */
   private static final List<String> COLUMNS = List.of("uploads", "parts", "tombstones", "handoff", "rebalance",
-      "resilver", "completed");
+      "resilver", "completed", "away");
   /**
    * Access times: object key to epoch millis (8 bytes, big-endian). Kept apart from {@code objects} so a read never
    * rewrites the object's record; written in unsynced batches (losing recent atimes in a crash only makes eviction
@@ -557,6 +558,21 @@ public final class MetaStore implements AutoCloseable {
         } catch (RocksDBException e) {
           throw new IOException("Error in RocksDB delete of " + key + " in " + name + " of " + dir, e);
         }
+      } finally {
+        exit();
+      }
+    }
+
+    /** Deletes every key of this column family that starts with {@code prefix} (synced). */
+    public void deletePrefix(String prefix) throws IOException {
+      enter();
+      try {
+        byte[] begin = bytes(prefix);
+        byte[] end = Arrays.copyOf(begin, begin.length + 1);
+        end[begin.length] = (byte) 0xff; // past every key of the prefix: UTF-8 never has 0xff
+        db.deleteRange(handle, synced, begin, end);
+      } catch (RocksDBException e) {
+        throw new IOException("Error in RocksDB deleteRange of " + name + " in " + dir, e);
       } finally {
         exit();
       }

@@ -169,7 +169,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
 
   /**
    * Detaches a mountpath: out of placement at once, still read, its objects move off, then it is released. A
-   * disabled one is forgotten (its objects cannot be read to move them).
+   * disabled one is forgotten (its objects cannot be read to move them); an attaching one is refused until checked.
    */
   public synchronized MountpathsReport detach(String path) throws IOException {
     MountpathSet.Entry e = require(path);
@@ -185,7 +185,9 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
         return report();
       }
       case AVAILABLE -> requireAnotherAvailable(e);
-      case ATTACHING -> { }
+      case ATTACHING -> throw new ConflictException(ConflictException.MOUNTPATH_IN_USE, e.path() + " of target "
+          + self + " is attaching: its copies are being checked (moved off unchecked, a stale one would overwrite "
+          + "a newer version); detach it once it is available, or disable it");
     }
     store.updateMountpaths(s -> s.with(e.withState(MountpathState.DETACHING, null)));
     log.info("node={} mountpath={} detaching: its objects move to the other mountpaths, then it is released", self,

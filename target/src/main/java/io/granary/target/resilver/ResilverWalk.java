@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * ({@link WalkMarkers}, column {@code resilver}), so a restart resumes there. In order:
  *
  * <ol>
- *   <li>Attaching mountpaths (back with objects from an earlier life) are checked: of two copies of an object only
- *       the newest stays; then they join placement.</li>
+ *   <li>Attaching mountpaths (back with objects from an earlier life) are checked: a copy dropped when another
+ *       mountpath holds one or the object was removed while they were away; then they join placement.</li>
  *   <li>A counting pass finds what there is to move, for progress.</li>
  *   <li>The moving pass, mountpath by mountpath, objects then multipart uploads.</li>
  *   <li>Detaching mountpaths are checked empty (writes that raced the walk are moved too) and released.</li>
@@ -108,6 +108,7 @@ final class ResilverWalk implements Runnable {
     try {
       awaitMetadata();
       log.info("node={} resilver={} started ({}): mountpaths {}", self, id(), counters.cause, store.mountpathSet());
+      forgetServed();
       joinAttaching();
       List<Mountpath> walked = store.mountpaths(); // a snapshot: one that leaves meanwhile is skipped
       for (Mountpath mp : walked) {
@@ -155,7 +156,23 @@ final class ResilverWalk implements Runnable {
     return cluster.require().buckets().buckets();
   }
 
-  /** Step 1: attaching mountpaths keep only copies not older than any elsewhere, then join placement. */
+  /**
+   * Drops the records of removals made while a mountpath was away for every mountpath served now: they were for its
+   * return, which is over (a crash between its join and the drop leaves them; kept, they would drop copies written
+   * since at its next return).
+   */
+  private void forgetServed() throws IOException {
+    for (MountpathSet.Entry e : store.mountpathSet().entries()) {
+      if (e.state().served()) {
+        store.awayDeletes().forget(e.path());
+      }
+    }
+  }
+
+  /**
+   * Step 1: attaching mountpaths drop their stale copies (one elsewhere wins; one removed while they were away goes),
+   * then join placement and are served; the records of what was removed meanwhile are dropped.
+   */
   private void joinAttaching() throws IOException {
     for (MountpathSet.Entry e : store.mountpathSet().entries()) {
       if (e.state() != MountpathState.ATTACHING || stopped) {
@@ -180,15 +197,16 @@ final class ResilverWalk implements Runnable {
           return scanned[0] < BATCH;
         });
         for (StoredName n : batch) {
-          if (!move.keepNewest(n.bucket(), n.name(), mp)) {
+          if (!move.checkReturning(n.bucket(), n.name(), mp)) {
             dropped++;
           }
         }
       } while (scanned[0] > 0 && !stopped);
       if (!stopped) {
-        log.info("node={} resilver={} mountpath={} checked: {} copies older than one elsewhere dropped; it joins",
-            self, id(), mp, dropped);
+        log.info("node={} resilver={} mountpath={} checked: {} stale copies dropped (a copy elsewhere, or removed "
+            + "while it was away); it joins", self, id(), mp, dropped);
         transitions.joined(mp);
+        store.awayDeletes().forget(e.path()); // served now: a removal reaches its copies directly
       }
     }
   }
@@ -317,6 +335,7 @@ final class ResilverWalk implements Runnable {
         long left = remaining(mp);
         if (left == 0 && mp.usage().workBytes() == 0) {
           log.info("node={} resilver={} mountpath={} holds no objects any more: released", self, id(), mp);
+          store.awayDeletes().handOver(mp);
           transitions.drained(mp);
           break;
         }

@@ -44,7 +44,7 @@ final class Copies {
   }
 
   /**
-   * The object's copy on its HRW mountpath, else the newest on the other readable mountpaths; null when none holds
+   * The object's copy on its HRW mountpath, else the newest on the other served mountpaths; null when none holds
    * it. Callers that pair the answer with the file hold the object's lock.
    */
   Copy find(ObjectLocation loc) throws IOException {
@@ -52,12 +52,12 @@ final class Copies {
     if (m != null) {
       return new Copy(loc, m);
     }
-    List<Mountpath> readable = registry.current().readable();
-    if (readable.size() == 1) {
+    List<Mountpath> served = registry.current().served();
+    if (served.size() == 1) {
       return null;
     }
     Copy newest = null;
-    for (Mountpath mp : readable) {
+    for (Mountpath mp : served) {
       if (mp == loc.mountpath()) {
         continue;
       }
@@ -69,10 +69,10 @@ final class Copies {
     return newest;
   }
 
-  /** The newest record of the object on any readable mountpath, given {@code here}, the one on {@code loc}'s. */
+  /** The newest record of the object on any served mountpath, given {@code here}, the one on {@code loc}'s. */
   ObjectMeta newest(ObjectLocation loc, ObjectMeta here) throws IOException {
     ObjectMeta newest = here;
-    for (Mountpath mp : registry.current().readable()) {
+    for (Mountpath mp : registry.current().served()) {
       ObjectMeta o = mp == loc.mountpath() ? null : metaOn(mp, loc.key());
       if (o != null && (newest == null || o.mtime() > newest.mtime())) {
         newest = o;
@@ -117,22 +117,25 @@ final class Copies {
 
   /**
    * Removes the copies of {@code loc}'s object on readable mountpaths other than {@code loc}'s whose record
-   * {@code which} accepts. Caller holds the write lock. A mountpath that fails is reported and skipped: the copy on
-   * it goes with the mountpath.
+   * {@code which} accepts, and any copy on an attaching mountpath (unchecked: it predates every write and delete
+   * made now, whatever its mtime says). Caller holds the write lock. A mountpath that fails is reported and skipped:
+   * the copy on it goes with the mountpath.
    *
-   * @return whether any copy was removed
+   * @return whether a served copy was removed
    */
   boolean removeOthers(ObjectLocation loc, Predicate<ObjectMeta> which, Remover remover) {
     boolean removed = false;
-    for (Mountpath other : registry.current().readable()) {
+    MountpathSet set = registry.current();
+    for (Mountpath other : set.readable()) {
       if (other == loc.mountpath()) {
         continue;
       }
       try {
         ObjectMeta m = other.meta().get(loc.key());
-        if (m != null && which.test(m)) {
+        boolean served = set.isServed(other);
+        if (m != null && (which.test(m) || !served)) {
           remover.remove(loc.on(other), m);
-          removed = true;
+          removed |= served;
         }
       } catch (IOException e) {
         log.warn("node={} mountpath={} bucket={} object={}: removing another copy failed: {}", nodeId, other,

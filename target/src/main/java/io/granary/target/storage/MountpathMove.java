@@ -67,6 +67,9 @@ public final class MountpathMove {
       in = there != null && there.mtime() >= meta.mtime() ? null // the destination has it: only the source goes
           : FileChannel.open(src.file(), StandardOpenOption.READ); // this version's bytes, whatever happens next
       atime = from.meta().atime(src.key());
+    } catch (IOException e) {
+      store.copies().report(from, e); // a disk that vanished under the walk: its health check disables it
+      throw e;
     } finally {
       read.unlock();
     }
@@ -77,6 +80,12 @@ public final class MountpathMove {
       if (!copyAndCommit(in, dest, meta)) {
         return new Result(Outcome.GONE, 0);
       }
+    } catch (IOException e) {
+      if (!String.valueOf(e.getMessage()).contains("No space left")) { // a full disk is not a failed one
+        store.copies().report(from, e); // the copy read one and wrote the other: both get checked
+        store.copies().report(dest.mountpath(), e);
+      }
+      throw e;
     }
     if (atime > 0) {
       dest.mountpath().meta().putAtimes(Map.of(dest.key(), atime));
@@ -119,13 +128,14 @@ public final class MountpathMove {
   }
 
   /**
-   * Makes sure the copy a joining mountpath ({@code joining}, back with objects from an earlier life) holds is not
-   * older than a copy elsewhere, before it takes objects: of the copies on readable mountpaths only the newest stays
-   * (on a tie, the one not on {@code joining}).
+   * Checks the copy a joining mountpath ({@code joining}, back with objects from an earlier life) holds before it is
+   * served: it is dropped when another readable mountpath holds a copy (what was served while it was away wins,
+   * whatever the mtimes say: clocks differ, and a copy from another target keeps its mtime), or when the object was
+   * removed while it was disabled ({@link AwayDeletes}). Otherwise it is the only copy and stays.
    *
    * @return whether the joining mountpath's copy stays
    */
-  public boolean keepNewest(BucketProps bucket, String name, Mountpath joining) throws IOException {
+  public boolean checkReturning(BucketProps bucket, String name, Mountpath joining) throws IOException {
     ObjectLocation loc = store.locate(bucket, name).on(joining);
     Lock write = store.locks().forDigest(loc.digest()).writeLock();
     write.lock();
@@ -134,18 +144,14 @@ public final class MountpathMove {
       if (mine == null) {
         return false;
       }
-      ObjectMeta newestElsewhere = null;
+      boolean elsewhere = false;
       for (Mountpath mp : store.mountpaths()) {
-        ObjectMeta o = mp == joining ? null : mp.meta().get(loc.key());
-        if (o != null && (newestElsewhere == null || o.mtime() > newestElsewhere.mtime())) {
-          newestElsewhere = o;
-        }
+        elsewhere |= mp != joining && mp.meta().get(loc.key()) != null;
       }
-      if (newestElsewhere != null && newestElsewhere.mtime() >= mine.mtime()) {
+      if (elsewhere || store.awayDeletes().removedWhileAway(joining, loc.key())) {
         store.remove(loc, mine);
         return false;
       }
-      store.copies().removeOthers(loc, m -> m.mtime() < mine.mtime(), store::remove);
       return true;
     } finally {
       write.unlock();

@@ -10,7 +10,9 @@ import java.util.Optional;
 /**
  * The mountpaths of one target at one moment, immutable: every mountpath the target knows with its state, which of
  * them HRW places objects on (the available ones) and which are read (every state but disabled). A change makes a
- * new set ({@link ObjectStore#updateMountpaths}); an operation takes the current set once and works with it.
+ * new set ({@link ObjectStore#updateMountpaths}); an operation takes the current set once and works with it. Of the
+ * readable ones, lookups and listings use only the served ones: an attaching mountpath is written to (removals,
+ * older copies dropped by a commit) but not served from until its copies were checked.
  *
  * <p>Placement is HRW over the available mountpaths' ids (AIStore {@code fs/hrw.go}), so adding a mountpath moves
  * about 1/(n+1) of the objects to it and removing one moves only the objects it held.
@@ -40,12 +42,14 @@ public final class MountpathSet {
   private final List<Entry> entries;
   private final List<Mountpath> available;
   private final List<Mountpath> readable;
+  private final List<Mountpath> served;
   private final Rendezvous<Mountpath> hrw;
 
   private MountpathSet(List<Entry> entries) {
     this.entries = List.copyOf(entries);
     List<Mountpath> avail = new ArrayList<>();
     List<Mountpath> read = new ArrayList<>();
+    List<Mountpath> serve = new ArrayList<>();
     for (Entry e : this.entries) {
       if (e.state() == MountpathState.AVAILABLE) {
         avail.add(e.mountpath());
@@ -53,9 +57,13 @@ public final class MountpathSet {
       if (e.state().readable()) {
         read.add(e.mountpath());
       }
+      if (e.state().served()) {
+        serve.add(e.mountpath());
+      }
     }
     this.available = List.copyOf(avail);
     this.readable = List.copyOf(read);
+    this.served = List.copyOf(serve);
     this.hrw = Rendezvous.unweighted(this.available, Mountpath::id);
   }
 
@@ -93,6 +101,21 @@ public final class MountpathSet {
   /** Mountpaths reads look on: available, attaching and detaching. */
   public List<Mountpath> readable() {
     return readable;
+  }
+
+  /** Mountpaths lookups and listings look on: available and detaching (not attaching ones, unchecked yet). */
+  public List<Mountpath> served() {
+    return served;
+  }
+
+  /** Whether lookups look on {@code mp}. */
+  public boolean isServed(Mountpath mp) {
+    for (Mountpath r : served) {
+      if (r == mp) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether reads look on {@code mp} (this very open mountpath, not another one opened on the same path). */

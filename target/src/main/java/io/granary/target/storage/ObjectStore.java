@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Mountpaths change at run time ({@link #updateMountpaths}: attach, detach, disable). While objects move to their
  * new HRW mountpath a copy may be elsewhere, so a lookup that misses on the HRW mountpath looks on every other
- * readable one and takes the newest copy (point reads; an HRW hit costs what it always did). A commit removes older
- * copies of its object on other mountpaths, a delete removes every copy, a listing names each object once.
+ * served one and takes the newest copy (point reads; an HRW hit costs what it always did). A commit removes older
+ * copies of its object on other mountpaths, a delete removes every copy (and, while a mountpath is disabled, is
+ * recorded so its copy does not come back with it), a listing names each object once.
  */
 public final class ObjectStore implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ObjectStore.class);
@@ -57,6 +58,7 @@ public final class ObjectStore implements AutoCloseable {
   private final MountpathRegistry registry;
   private final Copies copies; // an object's copies across the readable mountpaths
   private final CommitProtocol commits; // steps 2 and 3 of every commit
+  private final AwayDeletes awayDeletes; // removals a disabled mountpath's copies must not undo
   private final Map<Mountpath, List<CommitIntent>> recovered = new IdentityHashMap<>(); // registry's lock
   private final NameLocks locks = new NameLocks();
   private final CheckedWrites checkedWrites = new CheckedWrites(); // conditional writes that go remote first
@@ -88,6 +90,7 @@ public final class ObjectStore implements AutoCloseable {
     });
     this.copies = new Copies(nodeId, registry);
     this.commits = new CommitProtocol(registry, copies, locks, this::remove);
+    this.awayDeletes = new AwayDeletes(nodeId, registry, copies);
   }
 
   /**
@@ -157,7 +160,12 @@ public final class ObjectStore implements AutoCloseable {
     return registry.current();
   }
 
-  /** The mountpaths reads look on now (available, attaching, detaching): a snapshot. */
+  /** What a removal made while a mountpath was disabled leaves behind for its return (the resilver checks it). */
+  public AwayDeletes awayDeletes() {
+    return awayDeletes;
+  }
+
+  /** The mountpaths whose metadata the store uses now (available, attaching, detaching): a snapshot. */
   public List<Mountpath> mountpaths() {
     return registry.current().readable();
   }
@@ -420,12 +428,17 @@ public final class ObjectStore implements AutoCloseable {
     }
   }
 
-  /** Deletes the object, every copy of it; false when it did not exist. Disk executor only. */
+  /**
+   * Deletes the object, every copy of it; false when it did not exist. While a mountpath is disabled the delete is
+   * recorded first, whether or not a copy was found: the disabled one may hold one, and must not bring it back.
+   * Disk executor only.
+   */
   public boolean delete(BucketProps bucket, String name) throws IOException {
     ObjectLocation loc = locate(bucket, name);
     Lock write = locks.forDigest(loc.digest()).writeLock();
     write.lock();
     try {
+      awayDeletes.record(loc);
       ObjectMeta meta = copies.metaOn(loc.mountpath(), loc.key());
       boolean elsewhere = copies.removeOthers(loc, m -> true, this::remove);
       if (meta == null) {
@@ -456,6 +469,7 @@ public final class ObjectStore implements AutoCloseable {
       if (meta == null || meta.mtime() != mtime || !idle.test(loc.mountpath().meta().atime(loc.key()))) {
         return -1;
       }
+      awayDeletes.record(loc);
       remove(loc, meta);
       copies.removeOthers(loc, m -> m.mtime() <= mtime, this::remove);
       return meta.size();
@@ -489,11 +503,11 @@ public final class ObjectStore implements AutoCloseable {
       throws IOException {
     String bp = bucketPrefix(bucket);
     MergedListing merged = new MergedListing(bp);
-    for (Mountpath mp : registry.current().readable()) {
+    for (Mountpath mp : registry.current().served()) {
       try {
         merged.add(mp.meta().list(bp + prefix, startAfter == null ? null : bp + startAfter, delimiter, limit));
       } catch (IOException e) {
-        if (registry.current().isReadable(mp)) {
+        if (registry.current().isServed(mp)) {
           throw copies.unavailable(mp, e);
         } // else it left while listed: its objects are not read any more
       }

@@ -160,6 +160,16 @@ class MountpathAdminTest {
   }
 
   @Test
+  void detach_attachingMountpath_is409_untilItIsChecked() throws IOException {
+    f = new ResilverFixture(tmp, "mp1", "mp2");
+    f.store.updateMountpaths(s -> s.with(s.entry(f.path("mp2")).orElseThrow()
+        .withState(MountpathState.ATTACHING, null))); // back with objects, not checked yet
+
+    assertRefused(ConflictException.class, () -> f.admin.detach(f.path("mp2").toString()));
+    assertThat(entry("mp2").state()).isEqualTo("attaching");
+  }
+
+  @Test
   void detach_disabledMountpath_forgetsIt() throws IOException {
     f = new ResilverFixture(tmp, "mp1", "mp2", "mp3");
     f.admin.disable(f.path("mp3").toString());

@@ -114,7 +114,10 @@ final class ResilverFixture implements AutoCloseable {
   }
 
   ObjectMeta put(String name) throws IOException {
-    byte[] c = content(name);
+    return put(name, content(name));
+  }
+
+  ObjectMeta put(String name, byte[] c) throws IOException {
     PutOperation op = store.beginPut(BUCKET, name, PutOptions.nativePut(c.length, List.of()));
     ByteBuf buf = Unpooled.copiedBuffer(c);
     try {
@@ -159,6 +162,11 @@ final class ResilverFixture implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** The names of the bucket's objects a listing gives, in order. */
+  List<String> listed() throws IOException {
+    return store.list(BUCKET, "", null, null, 100_000).entries().stream().map(e -> e.name()).toList();
   }
 
   Mountpath mountpath(String name) {

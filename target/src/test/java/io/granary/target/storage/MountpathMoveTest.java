@@ -122,27 +122,87 @@ class MountpathMoveTest {
   }
 
   @Test
-  void keepNewest_olderCopyOnTheJoiningMountpath_isDropped() throws IOException {
+  void checkReturning_olderCopyOnTheJoiningMountpath_isDropped() throws IOException {
     ObjectMeta meta = f.put("x", data("current"));
     Mountpath joining = f.attach("mp3");
     f.plant(joining, "x", data("stale"), at(meta, meta.mtime() - 1000, "stale"));
 
-    assertThat(move.keepNewest(BUCKET, "x", joining)).isFalse();
+    assertThat(move.checkReturning(BUCKET, "x", joining)).isFalse();
 
     assertThat(f.holds(joining, "x")).isFalse();
     assertThat(f.read("x")).isEqualTo(data("current"));
   }
 
   @Test
-  void keepNewest_newerCopyOnTheJoiningMountpath_staysAndTheOlderGo() throws IOException {
-    ObjectMeta meta = f.put("x", data("older"));
+  void checkReturning_aCopyServedMeanwhileWins_evenWithAnOlderMtime() throws IOException {
+    ObjectMeta meta = f.put("x", data("written while mp3 was away"));
     Mountpath first = f.store.locate(BUCKET, "x").mountpath();
     Mountpath joining = f.attach("mp3");
-    f.plant(joining, "x", data("newer"), at(meta, meta.mtime() + 1000, "newer"));
+    // The returning copy claims to be newer (a clock ahead, or an mtime kept from another target): it still loses.
+    f.plant(joining, "x", data("stale"), at(meta, meta.mtime() + 1000, "stale"));
 
-    assertThat(move.keepNewest(BUCKET, "x", joining)).isTrue();
+    assertThat(move.checkReturning(BUCKET, "x", joining)).isFalse();
 
-    assertThat(f.holds(first, "x")).isFalse();
-    assertThat(f.read("x")).isEqualTo(data("newer"));
+    assertThat(f.holds(joining, "x")).isFalse();
+    assertThat(f.holds(first, "x")).isTrue();
+    assertThat(f.read("x")).isEqualTo(data("written while mp3 was away"));
+  }
+
+  /** Puts objects until one's HRW mountpath is {@code mp}; its name. */
+  private String putOn(Mountpath mp, String prefix) throws IOException {
+    for (int i = 0; ; i++) {
+      if (f.store.locate(BUCKET, prefix + i).mountpath() == mp) {
+        f.put(prefix + i, data(prefix + i));
+        return prefix + i;
+      }
+    }
+  }
+
+  private void setState(Mountpath mp, MountpathState state) throws IOException {
+    f.store.updateMountpaths(s -> s.with(new MountpathSet.Entry(mp.root(), state,
+        state == MountpathState.DISABLED ? null : mp, null)));
+  }
+
+  @Test
+  void deleteWhileAMountpathIsDisabled_isRemembered_andItsCopyDroppedWhenItReturns() throws IOException {
+    Mountpath away = f.mountpath("mp2");
+    String deleted = putOn(away, "deleted-");
+    String kept = putOn(away, "kept-");
+    setState(away, MountpathState.DISABLED);
+
+    assertThat(f.store.delete(BUCKET, deleted)).as("not served while its mountpath is disabled").isFalse();
+    setState(away, MountpathState.ATTACHING); // back, not checked yet
+
+    assertThat(f.store.stat(BUCKET, deleted)).as("an unchecked copy is not served").isNull();
+    assertThat(f.store.stat(BUCKET, kept)).isNull();
+    assertThat(f.store.list(BUCKET, "", null, null, 100).entries()).isEmpty();
+    assertThat(move.checkReturning(BUCKET, deleted, away)).isFalse();
+    assertThat(move.checkReturning(BUCKET, kept, away)).isTrue();
+    assertThat(f.holds(away, deleted)).isFalse();
+    assertThat(f.holds(away, kept)).isTrue();
+
+    setState(away, MountpathState.AVAILABLE);
+    f.store.awayDeletes().forget(away.root());
+    assertThat(f.store.awayDeletes().removedWhileAway(away, f.on(deleted, away).key())).as("forgotten once back")
+        .isFalse();
+    assertThat(f.read(kept)).isEqualTo(data(kept));
+    assertThat(f.read(deleted)).isNull();
+  }
+
+  @Test
+  void writesAndDeletesWhileAMountpathIsAttaching_dropItsCopy_whateverItsMtime() throws IOException {
+    Mountpath joining = f.attach("mp3");
+    setState(joining, MountpathState.ATTACHING);
+    ObjectMeta meta = f.put("x", data("current"));
+    ObjectMeta stale = at(meta, meta.mtime() + 60_000, "stale");
+    f.plant(joining, "x", data("stale"), stale);
+    f.plant(joining, "y", data("stale"), stale);
+
+    ObjectMeta fresh = f.put("x", data("rewritten"));
+    assertThat(f.store.delete(BUCKET, "y")).as("y was not served").isFalse();
+
+    assertThat(f.holds(joining, "x")).isFalse();
+    assertThat(f.holds(joining, "y")).isFalse();
+    assertThat(f.store.stat(BUCKET, "x")).isEqualTo(fresh);
   }
 }
