@@ -24,6 +24,7 @@ import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.TargetRouter;
 import io.granary.target.jobs.TargetJobRoutes;
 import io.granary.target.jobs.TargetJobs;
+import io.granary.target.checksum.HasherWarmUp;
 import io.granary.target.rebalance.NeighborLookup;
 import io.granary.target.rebalance.NeighborObjectHandlers;
 import io.granary.target.rebalance.ObjectTransport;
@@ -243,6 +244,8 @@ public final class TargetNode implements AutoCloseable {
     ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
     neighbors.warmUp(cfg.primaryUrl());
+    // Before joining: a joining target is sent its share at once and verifies every byte of it.
+    log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
     joiner.start();
     rebalancer.start();
     mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
