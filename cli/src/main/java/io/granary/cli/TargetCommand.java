@@ -115,6 +115,12 @@ public final class TargetCommand implements Callable<Integer> {
           "Reads that bring an object from its previous owner (get-from-neighbor) are not capped."})
   String rebalanceBandwidth;
 
+  @Option(names = "--neighbor-relay-size", defaultValue = "8MiB", paramLabel = "BYTES",
+      description = {"While objects move here, a read of one not here yet that is at least this large is relayed "
+          + "from the target still holding it (the first byte at once) while it moves; a smaller one is brought "
+          + "here first, then served (default: ${DEFAULT-VALUE}); 0 relays every such read."})
+  String neighborRelaySize;
+
   /** Cold-GET and space settings from the flags. */
   CacheConfig cacheConfig() {
     return CacheConfig.DEFAULTS.withSpace(ByteSize.parse(capacity), highWatermark, lowWatermark,
@@ -135,7 +141,8 @@ public final class TargetCommand implements Callable<Integer> {
     TargetConfig cfg = new TargetConfig(node.id, node.host, port, node.publicUrl(port), mountpaths, primary, w,
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
         node.httpLimits(), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
-        new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth)));
+        new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth),
+            ByteSize.parse(neighborRelaySize)));
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal);
   }

@@ -189,7 +189,7 @@ public final class TargetNode implements AutoCloseable {
     // An upload completed here whose key another target owns now (it joined, or this one leaves) is sent there.
     multipart.deliverThrough(rebalancer.completions(new ControlClient(Duration.ofSeconds(30), null, signer)));
     ObjectHandlers handlers = new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk), store, neighbors,
-        rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats());
+        rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats(), cfg.rebalance().neighborRelaySize());
     // Copies a client waits for (get-from-neighbor) commit on a pool of their own, never behind the rebalance's.
     BoundedExecutor urgent = new BoundedExecutor("disk-urgent-" + id, 4, 1024);
     TransportRoutes transport = new TransportRoutes(holder, rebalancer, disk, urgent);

@@ -37,8 +37,8 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 /**
  * Objects that have not reached their new owner yet, against real processes: with sending capped at 512 KiB/s a
  * third target's share takes long to arrive, and meanwhile HEAD, GET and S3 CopyObject of objects still on their
- * previous owner answer as if they had moved, and a DELETE of one stays deleted (the copy in flight does not bring
- * it back). Then a short maintenance (no rebalance) answers 503 with Retry-After for its target's objects.
+ * previous owner answer as if they had moved (from 16 KiB relayed from that owner, smaller ones brought first),
+ * and a DELETE of one stays deleted (the copy in flight does not bring it back). Then a short maintenance (no rebalance) answers 503 with Retry-After for its target's objects.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MovingObjectsIT {
@@ -51,7 +51,7 @@ class MovingObjectsIT {
   static void start() throws Exception {
     cluster = TestCluster.start("moving-objects", 2, List.of(),
         List.of("--health-interval", "1s", "--offline-after", "4s"), false,
-        List.of("--rebalance-bandwidth", "512KiB", "--rebalance-streams", "1"));
+        List.of("--rebalance-bandwidth", "512KiB", "--rebalance-streams", "1", "--neighbor-relay-size", "16KiB"));
     assertThat(cluster.createBucket(BUCKET).status()).isEqualTo(201);
     data = new Dataset(900, 41);
     data.upload(cluster.endpoint(), BUCKET, 8);
@@ -104,10 +104,11 @@ class MovingObjectsIT {
       assertThat(get.status()).as("GET %s", data.name(i)).isEqualTo(200);
       assertThat(Dataset.crc(get.body())).isEqualTo(data.crc(i));
     }
-    // A read of an object not yet moved is relayed from the previous owner, whose own read answers ranges and
-    // conditions; the copy read is brought to the new owner meanwhile.
-    List<Integer> relayed = moving.subList(60, 90).stream().filter(i -> data.content(i).length >= 100).limit(5)
+    // A read of an object not yet moved and at least --neighbor-relay-size large is relayed from the previous owner,
+    // whose own read answers ranges and conditions; the copy is brought to the new owner meanwhile.
+    List<Integer> relayed = moving.subList(60, 90).stream().filter(i -> data.content(i).length >= 16 << 10).limit(5)
         .toList();
+    assertThat(relayed).isNotEmpty();
     for (int i : relayed) {
       Http.Reply range = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
           BUCKET, data.name(i)))).header("Range", "bytes=10-99").GET());

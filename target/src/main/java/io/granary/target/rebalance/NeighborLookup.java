@@ -35,14 +35,23 @@ public final class NeighborLookup {
     /** No target holds it. */
     ABSENT,
     /** No target that answered holds it, but some could not answer (offline, suspended, unreachable). */
-    UNKNOWN
+    UNKNOWN,
+    /** A target holds it, is pushing it here, and it is large: read it from that target meanwhile. */
+    RELAY
+  }
+
+  /** What a lookup found, and for {@link Found#RELAY} the target to read from. */
+  public record Lookup(Found found, Node holder) {
+    static Lookup of(Found found) {
+      return new Lookup(found, null);
+    }
   }
 
   private final String self;
   private final ClusterMetadataHolder cluster;
   private final ControlClient client;
   private final ObjectStore store;
-  private final Map<String, CompletableFuture<Found>> inFlight = new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<Lookup>> inFlight = new ConcurrentHashMap<>();
   private final MapCatchUp catchUp;
 
   /** @param client a client whose timeout covers sending a large object between two targets */
@@ -80,38 +89,48 @@ public final class NeighborLookup {
   }
 
   /** Brings the object here from whichever target holds it. */
-  public CompletableFuture<Found> fetch(BucketProps bucket, String name) {
-    String key = store.locate(bucket, name).key();
-    CompletableFuture<Found> mine = new CompletableFuture<>();
-    CompletableFuture<Found> running = inFlight.putIfAbsent(key, mine);
+  public CompletableFuture<Lookup> fetch(BucketProps bucket, String name) {
+    return fetch(bucket, name, -1);
+  }
+
+  /**
+   * Brings the object here from whichever target holds it; one of at least {@code relayAbove} bytes (when not
+   * negative) is not waited for: the holder pushes it in the background and the lookup answers {@link Found#RELAY}
+   * with the holder at once.
+   */
+  public CompletableFuture<Lookup> fetch(BucketProps bucket, String name, long relayAbove) {
+    String key = store.locate(bucket, name).key() + (relayAbove < 0 ? "" : "#relay");
+    CompletableFuture<Lookup> mine = new CompletableFuture<>();
+    CompletableFuture<Lookup> running = inFlight.putIfAbsent(key, mine);
     if (running != null) {
       return running;
     }
     List<Node> holders = others(bucket, name);
-    ask(bucket, name, holders, 0, new AtomicBoolean(), mine);
+    ask(bucket, name, holders, 0, relayAbove, new AtomicBoolean(), mine);
     mine.whenComplete((f, err) -> inFlight.remove(key, mine));
     return mine;
   }
 
-  private void ask(BucketProps bucket, String name, List<Node> holders, int i, AtomicBoolean unanswered,
-      CompletableFuture<Found> out) {
+  private void ask(BucketProps bucket, String name, List<Node> holders, int i, long relayAbove,
+      AtomicBoolean unanswered, CompletableFuture<Lookup> out) {
     if (i == holders.size()) {
-      out.complete(unanswered.get() ? Found.UNKNOWN : Found.ABSENT);
+      out.complete(Lookup.of(unanswered.get() ? Found.UNKNOWN : Found.ABSENT));
       return;
     }
     Node n = holders.get(i);
     if (!n.state().serving()) {
       unanswered.set(true);
-      ask(bucket, name, holders, i + 1, unanswered, out);
+      ask(bucket, name, holders, i + 1, relayAbove, unanswered, out);
       return;
     }
     String url = n.url() + ObjectTransport.path(ObjectTransport.PUSH, bucket, name) + "&" + ObjectTransport.TO + "="
-        + self;
+        + self + (relayAbove < 0 ? "" : "&" + ObjectTransport.RELAY_ABOVE + "=" + relayAbove);
     client.send("POST", url, null, ObjectTransport.Answer.class).whenComplete((a, err) -> {
       if (err == null) {
-        log.debug("node={} bucket={} object={} fetched from neighbor {} ({})", self, bucket.bucket(), name, n.id(),
-            a == null ? "?" : a.outcome());
-        out.complete(Found.HERE);
+        boolean relay = a != null && ObjectTransport.RELAY.equals(a.outcome());
+        log.debug("node={} bucket={} object={} {} neighbor {} ({})", self, bucket.bucket(), name,
+            relay ? "to be relayed from" : "fetched from", n.id(), a == null ? "?" : a.outcome());
+        out.complete(relay ? new Lookup(Found.RELAY, n) : Lookup.of(Found.HERE));
         return;
       }
       Throwable cause = ControlClient.cause(err);
@@ -120,7 +139,7 @@ public final class NeighborLookup {
             n.id(), cause.toString());
         unanswered.set(true);
       }
-      ask(bucket, name, holders, i + 1, unanswered, out);
+      ask(bucket, name, holders, i + 1, relayAbove, unanswered, out);
     });
   }
 

@@ -19,7 +19,10 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.time.Clock;
+import io.granary.clustermap.Node;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -50,16 +53,18 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
   private final BoundedExecutor disk;
   private final Clock clock;
   private final NeighborRelay.Via relays;
+  private final long relaySize;
 
   /**
    * @param self this target's id
    * @param pool connections to the other targets, for reads relayed from them
    * @param signer signs relayed reads (null without a cluster secret)
    * @param stats counts relayed reads
+   * @param relaySize objects at least this large are relayed while they move here; smaller ones are brought first
    */
   public NeighborObjectHandlers(ObjectHandlers inner, ObjectStore store, NeighborLookup neighbors,
       Relocation relocation, BoundedExecutor disk, String self, UpstreamPool pool, ClusterSigner signer,
-      RebalanceStats stats) {
+      RebalanceStats stats, long relaySize) {
     this.inner = inner;
     this.store = store;
     this.neighbors = neighbors;
@@ -67,6 +72,7 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
     this.disk = disk;
     this.clock = Clock.systemUTC();
     this.relays = new NeighborRelay.Via(self, pool, signer, stats);
+    this.relaySize = relaySize;
   }
 
   @Override
@@ -82,29 +88,48 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
           fetchFirst(ex, req); // the copies a delete could not reach are refused when they arrive, never served
           return;
         }
-        hand(ex, new NeighborRelay(relays, neighbors.others(req.bucket(), req.name()),
-            neighbors.mapVersion(),
-            () -> neighbors.fetch(req.bucket(), req.name()), // keep a copy here, while the client reads theirs
-            absent -> {
-              if (absent) {
-                proceed(ex); // no target has it: the usual answer (404, or a cold GET for a remote bucket)
-              } else {
-                fetchFirst(ex, req);
-              }
-            }));
+        neighbors.fetch(req.bucket(), req.name(), relaySize).whenComplete((found, err) -> ex.onLoop(() -> {
+          if (err == null && found.found() == NeighborLookup.Found.RELAY) {
+            relay(ex, req, found.holder());
+          } else {
+            answer(ex, req, err == null ? found.found() : null);
+          }
+        }));
+      }
+
+      /**
+       * A large object that is on its way here: the reader is answered by the holder, streamed through, rather
+       * than made to wait for the whole object to arrive.
+       */
+      private void relay(HttpExchange ex, ObjectApi.ObjectRequest req, Node holder) {
+        List<Node> holders = new ArrayList<>();
+        holders.add(holder);
+        neighbors.others(req.bucket(), req.name()).stream().filter(n -> !n.id().equals(holder.id()))
+            .forEach(holders::add);
+        hand(ex, new NeighborRelay(relays, holders, neighbors.mapVersion(), absent -> {
+          if (absent) {
+            proceed(ex); // it has arrived meanwhile, or no target has it: the usual answer
+          } else {
+            fetchFirst(ex, req);
+          }
+        }));
+      }
+
+      /** After a lookup: serve what is here now, or 503 when a target that may hold the object cannot answer. */
+      private void answer(HttpExchange ex, ObjectApi.ObjectRequest req, NeighborLookup.Found found) {
+        if (found == NeighborLookup.Found.UNKNOWN && !req.bucket().isRemote()) {
+          ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "object '"
+              + req.name() + "' may be on a target that cannot answer now; retry shortly",
+              ObjectOwner.RETRY_SECONDS));
+          return;
+        }
+        proceed(ex); // found here, or nowhere: the usual answer (a lookup error falls back to it too)
       }
 
       /** Brings the object here, then serves it as if it had always been here. */
       private void fetchFirst(HttpExchange ex, ObjectApi.ObjectRequest req) {
-        neighbors.fetch(req.bucket(), req.name()).whenComplete((found, err) -> ex.onLoop(() -> {
-          if (err == null && found == NeighborLookup.Found.UNKNOWN && !req.bucket().isRemote()) {
-            ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "object '"
-                + req.name() + "' may be on a target that cannot answer now; retry shortly",
-                ObjectOwner.RETRY_SECONDS));
-            return;
-          }
-          proceed(ex); // found here, or nowhere: the usual answer (a lookup error falls back to it too)
-        }));
+        neighbors.fetch(req.bucket(), req.name()).whenComplete((found, err) -> ex.onLoop(() ->
+            answer(ex, req, err == null ? found.found() : null)));
       }
     };
   }

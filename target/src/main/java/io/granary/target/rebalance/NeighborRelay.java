@@ -24,9 +24,9 @@ import java.util.List;
  * Get-from-neighbor as a relay: a GET or HEAD of an object that has not reached this owner yet is answered by the
  * target that still holds it, streamed through as that target reads it, and its own read handler answers (ranges,
  * conditions, headers, ACLs), so the client waits for one read, not for the whole object to be sent, synced and
- * committed here first. Holders are asked in HRW order (the previous owner first); one that does not have the
- * object (404), fails or cannot be reached passes the request on to the next. Keeping the copy is the caller's
- * business ({@link NeighborLookup#fetch}).
+ * committed here first. Used for large objects, which the holder pushes here meanwhile
+ * ({@link NeighborLookup#fetch}); holders are asked in order (the one pushing first); one that does not have the
+ * object (404), fails or cannot be reached passes the request on to the next.
  *
  * <p>One per request; event loop only. The request has no body.
  */
@@ -49,7 +49,6 @@ final class NeighborRelay implements RequestHandler {
   private final Via via;
   private final List<Node> holders;
   private final long mapVersion;
-  private final Runnable onFound;
   private final Exhausted onNone;
   private HttpExchange ex;
   private ObjectRelay current;
@@ -59,14 +58,12 @@ final class NeighborRelay implements RequestHandler {
 
   /**
    * @param holders the targets that may hold the object, in the order to ask them
-   * @param onFound called once a holder's answer starts going to the client
    * @param onNone called, instead of answering, when no holder had the object; the exchange is untouched
    */
-  NeighborRelay(Via via, List<Node> holders, long mapVersion, Runnable onFound, Exhausted onNone) {
+  NeighborRelay(Via via, List<Node> holders, long mapVersion, Exhausted onNone) {
     this.via = via;
     this.holders = holders;
     this.mapVersion = mapVersion;
-    this.onFound = onFound;
     this.onNone = onNone;
   }
 
@@ -99,7 +96,6 @@ final class NeighborRelay implements RequestHandler {
             boolean relayed = status != 404 && status < 500;
             if (relayed) {
               via.stats().neighborRead();
-              onFound.run();
             }
             return relayed;
           }

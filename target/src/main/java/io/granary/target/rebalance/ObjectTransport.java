@@ -21,7 +21,8 @@ import java.io.IOException;
  * DELETE /v1/transport/objects/BUCKET/OBJECT?provider=P&amp;before=MS    remove a copy not newer than MS (a delete made
  *        on the owner while objects move); 200 {"removed":true|false}
  * POST   /v1/transport/push/BUCKET/OBJECT?provider=P&amp;to=NODE         send the copy held here to NODE now
- *        (get-from-neighbor); 200 {"outcome":...} or 404 when not held here
+ *        (get-from-neighbor); 200 {"outcome":...} or 404 when not held here; with &amp;relay=N an object of at
+ *        least N bytes is pushed in the background and the answer, at once, is {"outcome":"relay"}
  * GET    /v1/rebalance                                               this target's rebalance progress
  * </pre>
  *
@@ -49,6 +50,13 @@ public final class ObjectTransport {
   public static final AsciiString ATIME_HEADER = AsciiString.cached("granary-object-atime");
   static final String BUCKET_ID = "bid";
   static final String TO = "to";
+  /**
+   * On a push: objects at least this large (bytes) are not waited for; the holder starts the push and answers
+   * {@link #RELAY} at once, and the asking owner relays its reader's request from the holder meanwhile.
+   */
+  static final String RELAY_ABOVE = "relay";
+  /** A push's outcome when the object is large: pushed in the background, to be read from the holder meanwhile. */
+  static final String RELAY = "relay";
   static final String BEFORE = "before";
 
   private ObjectTransport() {}

@@ -5,8 +5,10 @@ package io.granary.target.rebalance;
  *
  * @param streams objects sent at once while rebalancing (each a connection to a receiver)
  * @param bandwidthBytesPerSecond the most bytes per second sent while rebalancing, across all streams; 0 uncaps
+ * @param neighborRelaySize objects at least this large, read before they have moved here, are relayed from the
+ *     target holding them while they move; smaller ones are brought here first, then served
  */
-public record RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
+public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long neighborRelaySize) {
   /** Each move waits on several fsyncs at the receiver: enough streams in flight hide that latency. */
   public static final int DEFAULT_STREAMS = 16;
   /**
@@ -16,7 +18,20 @@ public record RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
    * more: raise it with --rebalance-bandwidth.
    */
   public static final long DEFAULT_BANDWIDTH = 32L << 20;
-  public static final RebalanceConfig DEFAULTS = new RebalanceConfig(DEFAULT_STREAMS, DEFAULT_BANDWIDTH);
+  /**
+   * Below it, sending the object whole and serving it from here costs a reader a few milliseconds and the new owner
+   * one copy; above it, waiting for the whole object (and its fsync) before the first byte costs more than relaying.
+   * Measured with bench/rebalance.sh (p99 part, 1 MiB objects): relaying every read doubled what a joining target
+   * does per object in its first, still uncompiled, seconds.
+   */
+  public static final long DEFAULT_NEIGHBOR_RELAY_SIZE = 8L << 20;
+  public static final RebalanceConfig DEFAULTS = new RebalanceConfig(DEFAULT_STREAMS, DEFAULT_BANDWIDTH,
+      DEFAULT_NEIGHBOR_RELAY_SIZE);
+
+  /** With the default relay size. */
+  public RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
+    this(streams, bandwidthBytesPerSecond, DEFAULT_NEIGHBOR_RELAY_SIZE);
+  }
 
   public RebalanceConfig {
     if (streams < 1 || streams > 64) {
@@ -25,6 +40,10 @@ public record RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
     if (bandwidthBytesPerSecond < 0) {
       throw new IllegalArgumentException("--rebalance-bandwidth must be >= 0 (0: uncapped), got "
           + bandwidthBytesPerSecond);
+    }
+    if (neighborRelaySize < 0) {
+      throw new IllegalArgumentException("--neighbor-relay-size must be >= 0 (0: relay every read), got "
+          + neighborRelaySize);
     }
   }
 }

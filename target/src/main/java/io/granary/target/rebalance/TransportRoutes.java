@@ -102,6 +102,26 @@ public final class TransportRoutes {
     if (node == null) {
       throw BadRequestException.invalidArgument("push needs ?to= a target of the cluster map, got " + to);
     }
+    long relayAbove = relayAbove(ex);
+    if (relayAbove >= 0) {
+      long size;
+      try {
+        size = rebalancer.relocation().size(t.bucket(), t.name());
+      } catch (java.io.IOException e) {
+        throw StorageErrors.of("pushing " + t.name(), e);
+      }
+      if (size >= relayAbove) {
+        // Large: the asking owner relays its reader from here while the object moves, instead of waiting for it.
+        rebalancer.push(t.bucket(), t.name(), node).whenComplete((outcome, err) -> {
+          if (err != null) {
+            log.warn("node={} bucket={} object={} push to {} failed: {}", ex.nodeId(), t.bucket().bucket(), t.name(),
+                to, ControlClient.cause(err).toString());
+          }
+        });
+        ex.sendJson(HttpResponseStatus.OK, new ObjectTransport.Answer(ObjectTransport.RELAY, false));
+        return;
+      }
+    }
     rebalancer.push(t.bucket(), t.name(), node).whenComplete((outcome, err) -> {
       if (err != null) {
         Throwable cause = ControlClient.cause(err);
@@ -115,6 +135,23 @@ public final class TransportRoutes {
             true));
       }
     });
+  }
+
+  /** The push's {@code relay} threshold in bytes, or -1 without one; 400 when malformed. */
+  private static long relayAbove(HttpExchange ex) {
+    String v = ex.queryParam(ObjectTransport.RELAY_ABOVE);
+    if (v == null) {
+      return -1;
+    }
+    try {
+      long n = Long.parseLong(v);
+      if (n < 0) {
+        throw new NumberFormatException();
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw BadRequestException.invalidArgument("?" + ObjectTransport.RELAY_ABOVE + "= must be a byte count, got " + v);
+    }
   }
 
   /** Whether this target owns the object under the map it holds now. */

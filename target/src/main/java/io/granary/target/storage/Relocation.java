@@ -70,6 +70,12 @@ public final class Relocation {
     }
   }
 
+  /** The size of the copy held here, or -1 when there is none. Not an access. */
+  public long size(BucketProps bucket, String name) throws IOException {
+    Copies.Copy c = store.copies().find(store.locate(bucket, name));
+    return c == null ? -1 : c.meta().size();
+  }
+
   /** The recorded access time of an object (epoch ms) where its copy is, or 0. */
   public long atime(BucketProps bucket, String name) throws IOException {
     Copies.Copy c = store.copies().find(store.locate(bucket, name));
