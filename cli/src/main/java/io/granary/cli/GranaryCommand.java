@@ -1,8 +1,18 @@
 package io.granary.cli;
 
+import io.granary.cli.config.ConfigDefaults;
+import io.granary.cli.config.ConfigException;
+import io.granary.cli.config.ConfigFile;
 import io.granary.cli.local.LocalCommand;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.OptionSpec;
 
 /** {@code granary}: the single entry point. */
 @Command(name = "granary", mixinStandardHelpOptions = true, version = "granary 0.1.0",
@@ -11,6 +21,7 @@ import picocli.CommandLine.Command;
         RebalanceCommand.class, BucketCommand.class, PrefetchCommand.class, JobCommand.class, LoadCommand.class,
         MountpathCommand.class})
 public final class GranaryCommand implements Runnable {
+  private static final Pattern LEADING_OPTION = Pattern.compile("^(--[a-z][a-z0-9-]*)\\b");
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -21,7 +32,40 @@ public final class GranaryCommand implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(commandLine().execute(args));
+    // A node waits for its primary's DNS name to appear (a Kubernetes Service): do not remember misses for 10 s.
+    java.security.Security.setProperty("networkaddress.cache.negative.ttl", "1");
+    System.exit(execute(commandLine(), System::getenv, args));
+  }
+
+  /**
+   * Runs {@code args} as {@link #main} does, config file included: a node command's {@code --config FILE} (or
+   * GRANARY_CONFIG) is read before parsing, since picocli applies defaults first. A config file that cannot be used
+   * is one line and exit 2, like a bad flag.
+   */
+  static int execute(CommandLine cl, UnaryOperator<String> env, String... args) {
+    try {
+      useConfig(cl, env, args);
+    } catch (ConfigException e) {
+      cl.getErr().println("granary " + args[0] + ": " + e.getMessage());
+      return 2;
+    }
+    return cl.execute(args);
+  }
+
+  /** Installs the config file named by {@code args} (if any) as the default provider of their node command. */
+  static void useConfig(CommandLine cl, UnaryOperator<String> env, String... args) throws ConfigException {
+    if (args.length == 0) {
+      return;
+    }
+    CommandLine sub = cl.getSubcommands().get(args[0]);
+    if (sub == null || sub.getCommandSpec().findOption("--config") == null) {
+      return;
+    }
+    List<String> rest = Arrays.asList(args).subList(1, args.length);
+    String path = ConfigDefaults.pathFrom(rest, env);
+    if (path != null) {
+      ConfigDefaults.install(sub.getCommandSpec(), ConfigFile.load(Path.of(path)), env);
+    }
   }
 
   /** The command line with Granary's error handling: one-line messages, no stack traces, exit code 1. */
@@ -29,16 +73,34 @@ public final class GranaryCommand implements Runnable {
     CommandLine cl = new CommandLine(new GranaryCommand());
     cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
       String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
-      commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + msg);
-      return 1;
+      // An impossible value the config file gave: name the file and key, and exit as for a bad flag.
+      String origin = configOrigin(commandLine, commandLine.getParseResult(), msg);
+      commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": "
+          + (origin == null ? msg : origin + ": " + msg));
+      return origin == null ? 1 : 2;
     });
     // A bad flag is one line and a pointer to --help, not the whole usage text.
     cl.setParameterExceptionHandler((ex, args) -> {
       CommandLine c = ex.getCommandLine();
-      c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + ex.getMessage() + " (see: "
-          + c.getCommandSpec().qualifiedName() + " --help)");
+      String origin = c.getCommandSpec().defaultValueProvider() instanceof ConfigDefaults config
+          && ex.getArgSpec() instanceof OptionSpec o ? config.origin(o, ex.getValue()) : null;
+      c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + (origin == null ? "" : origin + ": ")
+          + ex.getMessage() + " (see: " + c.getCommandSpec().qualifiedName() + " --help)");
       return 2;
     });
     return cl;
+  }
+
+  /** The config file and key behind an error message that starts with an option's name, when the file set it. */
+  private static String configOrigin(CommandLine cl, CommandLine.ParseResult parsed, String msg) {
+    Matcher m = LEADING_OPTION.matcher(msg);
+    if (!m.find() || !(cl.getCommandSpec().defaultValueProvider() instanceof ConfigDefaults config)) {
+      return null;
+    }
+    OptionSpec o = cl.getCommandSpec().findOption(m.group(1));
+    if (o == null || parsed != null && parsed.hasMatchedOption(o)) {
+      return null; // given on the command line: the flag is to blame
+    }
+    return config.origin(o, null);
   }
 }

@@ -15,6 +15,20 @@ import picocli.CommandLine.Option;
 /** Options every node command (proxy, target) takes: where it listens and how others reach it. */
 final class NodeOptions {
 
+  @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:GRANARY_CONFIG}",
+      description = {"YAML file of settings: any option of this command by its name without the dashes, e.g. "
+          + "'port: 51080' (env GRANARY_CONFIG; docs/config.md).",
+          "A flag wins over its environment variable, which wins over the file, which wins over the default."})
+  Path config;
+
+  @Option(names = "--shutdown-grace", defaultValue = "30s", converter = DurationConverter.class,
+      paramLabel = "DURATION",
+      description = {"On SIGTERM: readiness turns 503, the listener stops accepting and requests in flight get this "
+          + "long to finish before the node closes and exits 0 (default: ${DEFAULT-VALUE}).",
+          "A target first asks the primary for a short maintenance without rebalance and is active again when it "
+              + "restarts; 0s stops at once."})
+  Duration shutdownGrace;
+
   @Option(names = "--id", description = "Node id (default: the persisted one, else generated).")
   String id;
 
@@ -101,6 +115,14 @@ final class NodeOptions {
       return publicUrl;
     }
     return "0.0.0.0".equals(host) ? "http://" + InetAddress.getLocalHost().getHostAddress() + ":" + port : null;
+  }
+
+  /** The shutdown grace; throws IllegalArgumentException when negative. */
+  Duration shutdownGrace() {
+    if (shutdownGrace.isNegative()) {
+      throw new IllegalArgumentException("--shutdown-grace must be 0s or more, got " + shutdownGrace);
+    }
+    return shutdownGrace;
   }
 
   int ioThreads() {

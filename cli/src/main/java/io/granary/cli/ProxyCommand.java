@@ -32,8 +32,9 @@ public final class ProxyCommand implements Callable<Integer> {
       description = "Directory for the node id and cluster metadata (env GRANARY_DATA).")
   Path data;
 
-  @Option(names = "--primary", defaultValue = "${env:GRANARY_PRIMARY_URL}",
-      description = "URL of the primary proxy to join; omit to make this proxy the primary (env GRANARY_PRIMARY_URL).")
+  @Option(names = "--primary", defaultValue = "${env:GRANARY_PRIMARY_URL}", converter = ProxyUrl.class,
+      description = {"URL of the primary proxy to join; omit to make this proxy the primary (env GRANARY_PRIMARY_URL).",
+          "Its host may be a DNS name that resolves only later (a Kubernetes Service): joining retries until it does."})
   String primary;
 
   @Option(names = "--health-interval", defaultValue = "2s",
@@ -106,7 +107,8 @@ public final class ProxyCommand implements Callable<Integer> {
     ProxyConfig cfg = new ProxyConfig(node.id, node.host, port, node.publicUrl(port), data, primary, node.ioThreads(),
         healthInterval, offlineAfter, node.httpLimits(), node.clusterSecret(), credentials(), anonymous, nativeAuth,
         s3Redirect, new RetryPolicy(rebalanceRetryDelay, rebalanceRetryMaxDelay, rebalanceAttempts));
+    Duration grace = node.shutdownGrace();
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
-    return NodeRunner.run(ProxyNode.start(cfg, fatal), node.parentPid, fatal);
+    return NodeRunner.run(ProxyNode.start(cfg, fatal), node.parentPid, fatal, grace);
   }
 }

@@ -33,7 +33,9 @@ public final class TargetCommand implements Callable<Integer> {
   List<Path> mountpaths;
 
   @Option(names = "--primary", required = true, defaultValue = "${env:GRANARY_PRIMARY_URL}",
-      description = "URL of the primary proxy (env GRANARY_PRIMARY_URL).")
+      converter = ProxyUrl.class,
+      description = {"URL of the primary proxy (env GRANARY_PRIMARY_URL).",
+          "Its host may be a DNS name that resolves only later (a Kubernetes Service): joining retries until it does."})
   String primary;
 
   @Option(names = "--weight", defaultValue = "1", paramLabel = "W|auto",
@@ -143,7 +145,8 @@ public final class TargetCommand implements Callable<Integer> {
         node.httpLimits(), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
         new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth),
             ByteSize.parse(neighborRelaySize)));
+    Duration grace = node.shutdownGrace();
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
-    return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal);
+    return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal, grace);
   }
 }

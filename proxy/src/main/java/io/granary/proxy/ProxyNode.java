@@ -16,6 +16,9 @@ import io.granary.common.http.HttpServer;
 import io.granary.common.http.Transport;
 import io.granary.common.membership.ClusterJoiner;
 import io.granary.common.membership.ReadinessHandler;
+import io.granary.common.lifecycle.GracefulStop;
+import io.granary.common.lifecycle.Stopping;
+import io.granary.common.membership.Readiness;
 import io.granary.common.http.Router;
 import io.granary.proxy.membership.ProxyReadiness;
 import io.granary.common.membership.ClusterMetadataHolder;
@@ -51,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * A running proxy. Without a primary URL it is the primary: it creates or resumes the cluster, accepts joins,
  * pushes metadata and health-checks nodes. With one, it joins that primary and forwards metadata changes to it.
  */
-public final class ProxyNode implements AutoCloseable {
+public final class ProxyNode implements GracefulStop {
   private static final Logger log = LoggerFactory.getLogger(ProxyNode.class);
 
   private final String id;
@@ -64,10 +67,12 @@ public final class ProxyNode implements AutoCloseable {
   private final UpstreamPool upstream;
   private final RemoteBuckets remotes;
   private final BoundedExecutor remotePool;
+  private final Stopping stopping; // readiness false from the first moment of a graceful stop
 
   private ProxyNode(String id, String url, HttpServer server, EventLoopGroup workers,
       ScheduledExecutorService scheduler, BoundedExecutor control, AutoCloseable membership, UpstreamPool upstream,
-      RemoteBuckets remotes, BoundedExecutor remotePool) {
+      RemoteBuckets remotes, BoundedExecutor remotePool, Stopping stopping) {
+    this.stopping = stopping;
     this.upstream = upstream;
     this.remotes = remotes;
     this.remotePool = remotePool;
@@ -124,8 +129,9 @@ public final class ProxyNode implements AutoCloseable {
           cfg.healthInterval(), cfg.offlineAfter(), Clock.systemUTC());
     }
     // Readiness (GET /v1/health/ready), answered before authentication like /v1/health: probes do not sign
-    Router ready = ReadinessHandler.route(router, holder, "proxy",
-        new ProxyReadiness(holder, monitor != null ? monitor::answeredSinceStart : targetId -> true));
+    Stopping stopping = new Stopping();
+    Router ready = ReadinessHandler.route(router, holder, "proxy", Readiness.all(stopping,
+        new ProxyReadiness(holder, monitor != null ? monitor::answeredSinceStart : targetId -> true)));
     HttpServer server;
     try {
       // Prometheus metrics (io.granary.common.metrics): GET /metrics, answered before authentication and S3 routing
@@ -161,7 +167,8 @@ public final class ProxyNode implements AutoCloseable {
     }
     log.info("node={} {} proxy serving {} (transport {}, limits {})", id, primary ? "primary" : "non-primary", url,
         transport, cfg.http().describe());
-    return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream, remotes, remotePool);
+    return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream, remotes, remotePool,
+        stopping);
   }
 
   /** The id persisted in the data directory, else {@code requested}, else a new random one. */
@@ -191,8 +198,29 @@ public final class ProxyNode implements AutoCloseable {
     return server.port();
   }
 
+  /**
+   * A graceful stop (SIGTERM): readiness goes false at once, the listener stops accepting, the requests in flight
+   * (S3 streams relayed from targets included) get up to {@code grace} to finish, then it closes. A primary keeps its
+   * membership duties (health checks, metadata) until then. {@link Duration#ZERO}: close at once.
+   */
+  @Override
+  public void stop(Duration grace) throws Exception {
+    if (!stopping.begin()) {
+      return;
+    }
+    if (!grace.isZero()) {
+      log.info("node={} stopping gracefully: not ready, requests in flight get up to {}", id, grace);
+      int open = server.drain(grace);
+      if (open > 0) {
+        log.warn("node={} {} connections still busy after the shutdown grace of {}: closing them", id, open, grace);
+      }
+    }
+    close();
+  }
+
   @Override
   public void close() throws Exception {
+    stopping.begin();
     membership.close();
     scheduler.shutdownNow();
     server.close();

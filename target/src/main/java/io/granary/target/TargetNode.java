@@ -10,6 +10,10 @@ import io.granary.common.http.HttpServer;
 import io.granary.common.http.Transport;
 import io.granary.common.membership.ClusterJoiner;
 import io.granary.common.membership.ReadinessHandler;
+import io.granary.common.lifecycle.GracefulStop;
+import io.granary.common.lifecycle.Stopping;
+import io.granary.common.membership.Readiness;
+import io.granary.target.membership.ShortLeave;
 import io.granary.common.http.Router;
 import io.granary.target.membership.TargetReadiness;
 import io.granary.common.membership.ClusterMetadataHolder;
@@ -64,8 +68,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** A running target: storage, HTTP API and cluster membership, started and stopped together. */
-public final class TargetNode implements AutoCloseable {
+public final class TargetNode implements GracefulStop {
   private static final Logger log = LoggerFactory.getLogger(TargetNode.class);
+  /** Longest wait for the primary's answer to a graceful stop's leave: the node stops anyway. */
+  private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(5);
 
   private final String id;
   private final String url;
@@ -84,11 +90,15 @@ public final class TargetNode implements AutoCloseable {
   private final Rebalancer rebalancer; // moves objects to their owners (io.granary.target.rebalance)
   private final Resilver resilver; // moves objects to their HRW mountpath (io.granary.target.resilver)
   private final HealthChecker health; // disables failed mountpaths
+  private final Stopping stopping; // readiness false from the first moment of a graceful stop
+  private final ShortLeave leave; // a graceful stop is a short maintenance without rebalance
 
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
       ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
-      Resilver resilver, HealthChecker health, BoundedExecutor urgent) {
+      Resilver resilver, HealthChecker health, BoundedExecutor urgent, Stopping stopping, ShortLeave leave) {
+    this.stopping = stopping;
+    this.leave = leave;
     this.urgent = urgent;
     this.resilver = resilver;
     this.health = health;
@@ -214,14 +224,15 @@ public final class TargetNode implements AutoCloseable {
         .mount(ObjectTransport.PROGRESS, transport::route)
         .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk));
     HttpServer server;
+    Stopping stopping = new Stopping();
     try {
       // Prometheus metrics (io.granary.target.metrics): GET /metrics, answered before the router's signature check
       NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, liveView(store), jobs,
           rebalancer);
       TargetMetrics.resilver(metrics, resilver, health);
       // Readiness (GET /v1/health/ready), like /metrics answered before the router's signature check: probes do not sign
-      Router ready = ReadinessHandler.route(router, holder, "target",
-          new TargetReadiness(holder, () -> store.mountpathSet().available().size()));
+      Router ready = ReadinessHandler.route(router, holder, "target", Readiness.all(stopping,
+          new TargetReadiness(holder, () -> store.mountpathSet().available().size())));
       server = HttpServer.start(cfg.host(), cfg.port(), MetricsHandler.route(ready, metrics), id, net, workers,
           cfg.http(), false, metrics.requests(), ClusterRequests.signedBy(signer));
       metrics.httpEdge(server);
@@ -243,10 +254,13 @@ public final class TargetNode implements AutoCloseable {
     ControlClient client = new ControlClient(Duration.ofSeconds(10), null, signer);
     ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
+    ShortLeave leave = new ShortLeave(id, holder, client, cfg.primaryUrl(),
+        () -> store.mountpaths().stream().map(Mountpath::systemDir).toList(), scheduler);
     neighbors.warmUp(cfg.primaryUrl());
     // Before joining: a joining target is sent its share at once and verifies every byte of it.
     log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
     joiner.start();
+    leave.returnAfterRestart(); // after a graceful stop: active again once registered
     rebalancer.start();
     mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
     scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
@@ -254,7 +268,7 @@ public final class TargetNode implements AutoCloseable {
     log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer, resilver, health, urgent);
+        jobs, rebalancer, resilver, health, urgent, stopping, leave);
   }
 
   /**
@@ -325,9 +339,35 @@ public final class TargetNode implements AutoCloseable {
     return server.port();
   }
 
+  /**
+   * A graceful stop (SIGTERM): readiness goes false at once; the target asks the primary for a short maintenance
+   * without rebalance ({@link ShortLeave}, so a rolling restart moves no data); the listener stops accepting and the
+   * requests in flight get up to {@code grace} to finish; then it closes. {@link Duration#ZERO}: close at once.
+   */
+  @Override
+  public void stop(Duration grace) throws IOException {
+    if (!stopping.begin()) {
+      return;
+    }
+    if (!grace.isZero()) {
+      long deadline = System.nanoTime() + grace.toNanos();
+      log.info("node={} stopping gracefully: not ready, leaving for a restart, requests in flight get up to {}", id,
+          grace);
+      joiner.close(); // no registration races the leave
+      leave.leave(grace.compareTo(LEAVE_TIMEOUT) < 0 ? grace : LEAVE_TIMEOUT);
+      int open = server.drain(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      if (open > 0) {
+        log.warn("node={} {} connections still busy after the shutdown grace of {}: closing them", id, open, grace);
+      }
+    }
+    close();
+  }
+
   /** Stops serving, finishes in-flight disk work and closes storage cleanly. */
   @Override
   public void close() throws IOException {
+    stopping.begin();
+    leave.close();
     joiner.close();
     rebalancer.close(); // stops sending before connections and storage close
     resilver.close(); // stops moving before storage closes; the next start resumes

@@ -22,10 +22,18 @@ final class HttpChannelInitializer extends ChannelInitializer<Channel> {
   private final ConnectionCap cap;
   private final EdgeCounters counters;
   private final Predicate<HttpRequest> onReserve; // what a connection beyond the cap serves
+  private final OpenConnections connections; // where admitted connections are kept for a drain; null: nowhere
 
   /** @param clusterRequest requests signed by another node of the cluster: served on the cap's reserve */
   HttpChannelInitializer(Router router, String nodeId, ExchangeListener listener, HttpLimits limits,
       ConnectionCap cap, EdgeCounters counters, Predicate<HttpRequest> clusterRequest) {
+    this(router, nodeId, listener, limits, cap, counters, clusterRequest, null);
+  }
+
+  /** @param connections the server's connections: each admitted one joins it (and leaves it when it closes) */
+  HttpChannelInitializer(Router router, String nodeId, ExchangeListener listener, HttpLimits limits,
+      ConnectionCap cap, EdgeCounters counters, Predicate<HttpRequest> clusterRequest, OpenConnections connections) {
+    this.connections = connections;
     this.router = router;
     this.nodeId = nodeId;
     this.listener = listener;
@@ -58,5 +66,8 @@ final class HttpChannelInitializer extends ChannelInitializer<Channel> {
             limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
         .addLast("dispatch", new HttpDispatcher(router, nodeId, listener, head,
             admission == ConnectionCap.Admission.RESERVE ? onReserve : null, counters, limits));
+    if (connections != null) {
+      connections.add(ch);
+    }
   }
 }

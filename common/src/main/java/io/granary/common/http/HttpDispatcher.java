@@ -51,6 +51,16 @@ import org.slf4j.LoggerFactory;
 public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpDispatcher.class);
   private static final long LINGER_MILLIS = 2000;
+  /**
+   * The user event of a graceful stop ({@link HttpServer#drain}): an idle connection closes now, a busy one after
+   * the answer it is sending, which says {@code Connection: close}.
+   */
+  static final Object DRAIN = new Object() {
+    @Override
+    public String toString() {
+      return "DRAIN";
+    }
+  };
 
   private final Router router;
   private final String nodeId;
@@ -62,6 +72,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<Object> held = new ArrayDeque<>(2);
   private boolean draining;
   private boolean inputShutdown;
+  private boolean lastRequest; // the node is stopping: no request after the current one
 
   private final HeadTimeout headTimeout;            // null when heads have no deadline
   private final Predicate<HttpRequest> onReserve;   // non-null on a reserve connection: the requests it serves
@@ -235,7 +246,7 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       return;
     }
     ChannelHandlerContext ctx = ctxOf(ex);
-    if (success && ex.responseKeepAlive() && !inputShutdown) {
+    if (success && ex.responseKeepAlive() && !inputShutdown && !lastRequest) {
       next(ctx);
     } else if (success && (ex.lingers() || !ex.requestComplete() && ex.hasBody()
         && !(HttpUtil.is100ContinueExpected(ex.request()) && !ex.continueSent()))) {
@@ -318,6 +329,13 @@ public final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         current.markRequestComplete();
         current.closeAfterResponse(); // the client has stopped sending: this answer is the connection's last
         fail(current, new IncompleteBodyException(current.bodyBytes(), current.declaredLength()));
+      }
+    } else if (evt == DRAIN) {
+      lastRequest = true;
+      if (current == null) {
+        ctx.close(); // idle between requests: a client retries a request it sees the connection close before
+      } else {
+        current.closeAfterResponse(); // an answer not started yet says Connection: close
       }
     } else if (evt == HeadTimeout.EXPIRED) {
       headExpired(ctx);

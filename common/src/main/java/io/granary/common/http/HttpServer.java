@@ -32,9 +32,11 @@ public final class HttpServer implements AutoCloseable {
   private final Transport transport;
   private final ConnectionCap cap;
   private final EdgeCounters counters;
+  private final OpenConnections connections; // for drain()
 
   private HttpServer(EventLoopGroup boss, EventLoopGroup workers, Channel channel, Transport transport,
-      ConnectionCap cap, EdgeCounters counters) {
+      ConnectionCap cap, EdgeCounters counters, OpenConnections connections) {
+    this.connections = connections;
     this.boss = boss;
     this.workers = workers;
     this.channel = channel;
@@ -88,6 +90,7 @@ public final class HttpServer implements AutoCloseable {
     EdgeCounters counters = new EdgeCounters();
     ConnectionCap cap = new ConnectionCap(nodeId, limits.maxConnections(), limits.reserve(), counters);
     EventLoopGroup boss = transport.newGroup(1, "http-accept");
+    OpenConnections connections = new OpenConnections(nodeId);
     ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
         .channel(transport.serverChannel())
@@ -98,13 +101,14 @@ public final class HttpServer implements AutoCloseable {
         // Room for a relayed burst (a proxy streams what it reads from a target): with Netty's 64 KiB default,
         // every 64 KiB read would stop and restart reading the target, two epoll_ctl calls each time.
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, CLIENT_WATER_MARK)
-        .childHandler(new HttpChannelInitializer(router, nodeId, listener, limits, cap, counters, clusterRequest));
+        .childHandler(new HttpChannelInitializer(router, nodeId, listener, limits, cap, counters, clusterRequest,
+            connections));
     if (spliceable) {
       transport.spliceable(b);
     }
     try {
       Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
-      return new HttpServer(boss, workers, ch, transport, cap, counters);
+      return new HttpServer(boss, workers, ch, transport, cap, counters, connections);
     } catch (Exception e) {
       boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       throw e;
@@ -127,6 +131,18 @@ public final class HttpServer implements AutoCloseable {
   /** Connections refused and requests cut off by a timeout, since the start. */
   public EdgeCounters edgeCounters() {
     return counters;
+  }
+
+  /**
+   * A graceful stop: stops accepting, closes idle connections, lets each busy one finish the request it is serving
+   * (its answer says {@code Connection: close}) and waits up to {@code grace} for them all to close. Blocks the
+   * caller, so never call it on an event loop.
+   *
+   * @return connections still open when {@code grace} ran out (0: every request finished)
+   */
+  public int drain(Duration grace) {
+    channel.close().awaitUninterruptibly();
+    return connections.drain(grace);
   }
 
   /** Stops accepting; open connections close with the worker group, which the caller owns. */

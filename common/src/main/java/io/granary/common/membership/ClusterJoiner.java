@@ -4,6 +4,7 @@ import io.granary.clustermap.NodeState;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ConflictException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@link io.granary.clustermap.NodeState#JOINING}), then checks periodically that the map it holds still lists it at its URL, and registers again
  * if not (for example after the primary lost its state). A node that finds itself in another cluster stops: that
  * is an operator error no retry can fix. A node that was decommissioned (it left the map, and the primary refuses
- * its id) stops too, as its job is done.
+ * its id) stops too, as its job is done. The primary's URL may name a host that does not resolve yet (a Kubernetes
+ * Service before its first pod runs): registration retries with the same backoff and says so ({@link PrimaryHost}).
  */
 public final class ClusterJoiner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClusterJoiner.class);
@@ -29,6 +31,7 @@ public final class ClusterJoiner implements AutoCloseable {
   private final ClusterMetadataHolder holder;
   private final ControlClient client;
   private final String primaryUrl;
+  private final PrimaryHost primaryHost;
   private final NodeRegistration self;
   private final ScheduledExecutorService scheduler;
   private final Duration checkInterval;
@@ -38,6 +41,7 @@ public final class ClusterJoiner implements AutoCloseable {
   private volatile boolean closed;
   private long backoffMs = 250;
   private int failures;
+  private boolean unresolved; // the last attempt found no address for the primary's host
 
   /**
    * @param onFatal called with a reason when the node must stop (it belongs to another cluster)
@@ -58,6 +62,7 @@ public final class ClusterJoiner implements AutoCloseable {
     this.holder = holder;
     this.client = client;
     this.primaryUrl = primaryUrl.endsWith("/") ? primaryUrl.substring(0, primaryUrl.length() - 1) : primaryUrl;
+    this.primaryHost = new PrimaryHost(this.primaryUrl);
     this.self = self;
     this.scheduler = scheduler;
     this.checkInterval = checkInterval;
@@ -75,6 +80,18 @@ public final class ClusterJoiner implements AutoCloseable {
   }
 
   private void register() {
+    try {
+      var address = primaryHost.resolve();
+      if (unresolved) {
+        unresolved = false;
+        log.info("node={} primary host {} resolves now, to {}", self.id(), primaryHost.host(),
+            address.getHostAddress());
+      }
+    } catch (UnknownHostException e) {
+      unresolved = true;
+      retry(e);
+      return;
+    }
     long holds = holder.snapshot().map(s -> s.map().version()).orElse(0L);
     long buckets = holder.snapshot().map(s -> s.buckets().version()).orElse(0L);
     client.send("POST", primaryUrl + ApiPaths.CLUSTER_JOIN, self.holding(holds, buckets), ClusterMetadata.class)
@@ -126,9 +143,16 @@ public final class ClusterJoiner implements AutoCloseable {
   }
 
   private void retry(Throwable cause) {
-    if (failures++ % 20 == 0) {
-      log.warn("node={} cannot register with primary {} yet ({} attempts): {}", self.id(), primaryUrl, failures,
-          cause.toString());
+    failures++;
+    if (Integer.bitCount(failures) == 1 || failures % 20 == 0) { // attempts 1, 2, 4, 8, 16, 20, 32, 40, ...
+      if (cause instanceof UnknownHostException) {
+        log.warn("node={} cannot register with primary {} yet: host {} does not resolve (no DNS record yet?); "
+            + "retrying with backoff, next in {} ms ({} attempts)", self.id(), primaryUrl, primaryHost.host(),
+            backoffMs, failures);
+      } else {
+        log.warn("node={} cannot register with primary {} yet ({} attempts): {}", self.id(), primaryUrl, failures,
+            cause.toString());
+      }
     }
     schedule(this::register, backoffMs);
     backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);

@@ -1,5 +1,6 @@
 package io.granary.common.membership;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -14,4 +15,15 @@ public interface Readiness {
    * reads in-memory state only, no I/O.
    */
   List<String> blockers();
+
+  /** Ready when every one of {@code parts} is; the blockers of all of them, in order. */
+  static Readiness all(Readiness... parts) {
+    return () -> {
+      List<String> why = new ArrayList<>();
+      for (Readiness r : parts) {
+        why.addAll(r.blockers());
+      }
+      return why;
+    };
+  }
 }
