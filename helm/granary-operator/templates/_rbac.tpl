@@ -1,6 +1,7 @@
 {{/*
 What the operator does to the objects of a GranaryCluster, in every namespace it watches:
-- reads and updates GranaryClusters, their status, and their finalizer (PVCs are kept on delete unless asked);
+- reads and updates GranaryClusters, their status, and their finalizer, which deletes the targets' PVCs (by
+  label, one collection) only when spec.deleteVolumes says so;
 - owns the StatefulSets, headless and S3 Services, ConfigMap, cluster Secret and PodDisruptionBudget it creates;
 - deletes one target pod at a time in a rolling upgrade, and deletes PVCs only when the spec says so;
 - creates the ServiceAccount, Role and RoleBinding the proxies use for their Lease and metadata ConfigMap
@@ -25,7 +26,7 @@ What the operator does to the objects of a GranaryCluster, in every namespace it
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
-  verbs: ["get", "list", "watch", "update", "patch", "delete"]
+  verbs: ["get", "list", "watch", "update", "patch", "delete", "deletecollection"]
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch", "delete"]

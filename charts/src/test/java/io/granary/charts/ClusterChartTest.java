@@ -62,13 +62,13 @@ class ClusterChartTest {
   @Test
   void gke_targetsClaimEveryLocalSsd_onTheTargetPool() {
     JsonNode spec = spec(cluster(Rendered.template(template("values-gke.yaml"))));
-    JsonNode mountpaths = spec.at("/targets/mountpaths");
+    JsonNode mountpaths = spec.at("/target/mountpaths");
     assertThat(mountpaths).hasSize(4).allSatisfy(m -> {
       assertThat(m.path("storageClass").asText()).isEqualTo("local-ssd");
       assertThat(m.path("size").asText()).isEqualTo("360Gi");
       assertThat(m.has("hostPath")).isFalse();
     });
-    assertThat(spec.at("/targets/nodeSelector/granary.io~1role").asText()).isEqualTo("target");
+    assertThat(spec.at("/target/nodeSelector/granary.io~1role").asText()).isEqualTo("target");
     assertThat(spec.at("/s3Service/type").asText()).isEqualTo("LoadBalancer");
     assertThat(spec.at("/s3Service/annotations/networking.gke.io~1load-balancer-type").asText()).isEqualTo("Internal");
   }
@@ -76,12 +76,12 @@ class ClusterChartTest {
   @Test
   void oke_targetsUseTheNvmeHostPaths_oneTargetPerNode() {
     JsonNode spec = spec(cluster(Rendered.template(template("values-oke.yaml"))));
-    assertThat(spec.at("/targets/mountpaths")).extracting(m -> m.path("hostPath").asText())
+    assertThat(spec.at("/target/mountpaths")).extracting(m -> m.path("hostPath").asText())
         .containsExactly("/mnt/nvme0", "/mnt/nvme1");
-    assertThat(spec.at("/targets/mountpaths")).allSatisfy(m -> assertThat(m.has("size")).isFalse());
-    assertThat(spec.at("/targets/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0/topologyKey")
+    assertThat(spec.at("/target/mountpaths")).allSatisfy(m -> assertThat(m.has("size")).isFalse());
+    assertThat(spec.at("/target/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0/topologyKey")
         .asText()).isEqualTo("kubernetes.io/hostname");
-    assertThat(spec.at("/imagePullSecrets/0/name").asText()).isEqualTo("ocir-pull");
+    assertThat(spec.at("/backendSecrets/0").asText()).isEqualTo("oci-s3-key");
   }
 
   @Test
@@ -105,6 +105,11 @@ class ClusterChartTest {
     assertThat(spec.at("/selector/matchLabels/app.kubernetes.io~1instance").asText()).isEqualTo("cache");
     assertThat(spec.at("/endpoints/0/port").asText()).isEqualTo("http");
     assertThat(spec.at("/endpoints/0/path").asText()).isEqualTo("/metrics");
+    // The client Service cache-s3 selects the proxies too: scraping it as well would count every proxy twice.
+    assertThat(spec.at("/endpoints/0/relabelings")).anySatisfy(rule -> {
+      assertThat(rule.path("action").asText()).isEqualTo("drop");
+      assertThat(rule.path("regex").asText()).isEqualTo("cache-s3");
+    });
     assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
   }
 
@@ -125,11 +130,11 @@ class ClusterChartTest {
 
   @Test
   void badValues_areRefusedByTheChart_withTheKeyNamed() {
-    assertRefused(template("values.yaml").set("targets.replicas", "0"), "replicas");
-    assertRefused(template("values.yaml").set("proxies.replicas", "-1"), "replicas");
-    assertRefused(template("values.yaml").set("targets.mountpaths[0].size", "ten"), "size");
-    assertRefused(template("values-oke.yaml").set("targets.mountpaths[0].size", "100Gi"), "mountpaths");
-    assertRefused(template("values.yaml").set("target.replicas", "3"), "target");
+    assertRefused(template("values.yaml").set("target.replicas", "0"), "replicas");
+    assertRefused(template("values.yaml").set("proxy.replicas", "-1"), "replicas");
+    assertRefused(template("values.yaml").set("target.mountpaths[0].size", "ten"), "size");
+    assertRefused(template("values-oke.yaml").set("target.mountpaths[0].size", "100Gi"), "mountpaths");
+    assertRefused(template("values.yaml").set("targets.replicas", "3"), "targets");
     assertRefused(template("values.yaml").set("s3Service.type", "Ingress"), "type");
   }
 
@@ -138,15 +143,15 @@ class ClusterChartTest {
     ObjectNode good = (ObjectNode) spec(cluster(Rendered.template(template("values-gke.yaml"))));
     assertThat(CRD.validateSpec(good)).isEmpty();
 
-    assertThat(CRD.validateSpec(with(good, "/targets", "replicas", JSON.valueToTree(0))))
+    assertThat(CRD.validateSpec(with(good, "/target", "replicas", JSON.valueToTree(0))))
         .anySatisfy(e -> assertThat(e).contains("replicas"));
-    assertThat(CRD.validateSpec(with(good, "/proxies", "replicas", JSON.valueToTree(-2))))
+    assertThat(CRD.validateSpec(with(good, "/proxy", "replicas", JSON.valueToTree(-2))))
         .anySatisfy(e -> assertThat(e).contains("replicas"));
-    assertThat(CRD.validateSpec(with(good, "/targets/mountpaths/0", "size", JSON.valueToTree("1.5 TB"))))
+    assertThat(CRD.validateSpec(with(good, "/target/mountpaths/0", "size", JSON.valueToTree("1.5 TB"))))
         .anySatisfy(e -> assertThat(e).contains("size"));
-    assertThat(CRD.validateSpec(with(good, "/targets/mountpaths/0", "storageClas", JSON.valueToTree("x"))))
+    assertThat(CRD.validateSpec(with(good, "/target/mountpaths/0", "storageClas", JSON.valueToTree("x"))))
         .anySatisfy(e -> assertThat(e).contains("storageClas"));
-    assertThat(CRD.validateSpec(with(good, "/targets", "mountpaths", JSON.createArrayNode())))
+    assertThat(CRD.validateSpec(with(good, "/target", "mountpaths", JSON.createArrayNode())))
         .anySatisfy(e -> assertThat(e).contains("mountpaths"));
     ObjectNode noImage = good.deepCopy();
     noImage.remove("image");

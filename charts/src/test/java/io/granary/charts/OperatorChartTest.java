@@ -24,7 +24,10 @@ import org.junit.jupiter.api.Test;
 /** helm/granary-operator: lint, render, and check what the rendered objects promise. */
 class OperatorChartTest {
 
-  /** What the operator does (docs/operator.md), as the RBAC permissions each needs in a watched namespace. */
+  /**
+   * What the operator does (docs/operator.md, operator/'s reconciler and NodeRbac), as the RBAC permissions it needs
+   * in a watched namespace.
+   */
   static final List<Permission> OPERATOR_NEEDS = needs();
 
   private static List<Permission> needs() {
@@ -37,13 +40,13 @@ class OperatorChartTest {
     p.addAll(Rbac.all("", List.of("services", "configmaps", "secrets", "serviceaccounts"), owns));
     p.addAll(Rbac.all("policy", List.of("poddisruptionbudgets"), owns));
     p.addAll(Rbac.all("rbac.authorization.k8s.io", List.of("roles", "rolebindings"), owns));
-    // Kept on delete unless the spec says otherwise; the operator only deletes them then.
-    p.addAll(Rbac.all("", List.of("persistentvolumeclaims"), "get", "list", "watch", "delete"));
+    // Kept on delete unless spec.deleteVolumes: then the finalizer deletes them by label, as one collection.
+    p.addAll(Rbac.all("", List.of("persistentvolumeclaims"), "get", "list", "watch", "delete", "deletecollection"));
     // A rolling upgrade deletes one target pod at a time.
     p.addAll(Rbac.all("", List.of("pods"), "get", "list", "watch", "delete"));
     // The proxies' Role grants these (Lease election, metadata ConfigMap): RBAC lets the operator grant only what
     // it holds itself.
-    p.addAll(Rbac.all("coordination.k8s.io", List.of("leases"), "get", "list", "watch", "create", "update"));
+    p.addAll(Rbac.all("coordination.k8s.io", List.of("leases"), "get", "list", "watch", "create", "update", "patch"));
     p.addAll(Rbac.all("", List.of("events"), "create", "patch"));
     return List.copyOf(p);
   }
