@@ -135,19 +135,25 @@ public final class LeaseMembership implements AutoCloseable, LeaseElection.Liste
         () -> onRoleThread(() -> stepDown(thisTerm.get(), "a node follows a newer epoch")));
     ClusterAuthority authority = terms.authority(pusher, store);
     thisTerm.set(authority);
-    try {
-      var recorded = store.load();
-      authority.takeOver(self, recorded.map(ConfigMapMetadataStore.Recorded::metadata).orElse(null));
-    } catch (RuntimeException e) {
-      // Another proxy recorded since we read, the API server failed us, or the record is unreadable: do not lead.
-      log.warn("node={} won Lease {} but could not take over: {}", self.id(), settings.name(), e.toString());
-      authority.fence();
-      pusher.close();
-      election.resign();
-      return;
+    PrimaryRole.Term term = new PrimaryRole.Term(authority, pusher);
+    // Promoted under the authority's lock (its methods are synchronized): a request that comes once the record
+    // names this proxy finds it primary, and waits until the takeover is done rather than act on the old map.
+    synchronized (authority) {
+      role.promote(term);
+      try {
+        var recorded = store.load();
+        authority.takeOver(self, recorded.map(ConfigMapMetadataStore.Recorded::metadata).orElse(null));
+      } catch (RuntimeException e) {
+        // Another proxy recorded since we read, the API server failed us, or the record is unreadable: do not lead.
+        log.warn("node={} won Lease {} but could not take over: {}", self.id(), settings.name(), e.toString());
+        authority.fence();
+        role.demote();
+        pusher.close();
+        election.resign();
+        return;
+      }
     }
     stopFollowing();
-    role.promote(new PrimaryRole.Term(authority, pusher));
     duties = terms.duties(authority);
     log.info("node={} is the primary (Lease {}, epoch {})", self.id(), settings.name(),
         holder.require().map().epoch());

@@ -441,10 +441,11 @@ public final class ClusterAuthority {
     RANDOM.nextBytes(id);
     BucketProps props = new BucketProps(bucket, HexFormat.of().formatHex(id), checksum, Instant.now(clock), backend,
         freshness, acl);
+    ClusterMetadata next = publish(new ClusterMetadata(md.map(), md.buckets().with(props))); // logged once made
     log.info("node={} bucket={} {} (checksum {})", holder.nodeId(), bucket, props.isRemote()
         ? "registered with endpoint " + (backend == null || backend.endpoint() == null ? "default" : backend.endpoint())
         : "created", props.checksum().wireName());
-    return publish(new ClusterMetadata(md.map(), md.buckets().with(props)));
+    return next;
   }
 
   /** Replaces a bucket's canned ACL (a new metadata version; none when it is unchanged). 404 when it does not exist. */
