@@ -4,6 +4,7 @@ import io.granary.proxy.ProxyConfig;
 import io.granary.proxy.ProxyNode;
 import io.granary.proxy.auth.CredentialStore;
 import io.granary.proxy.auth.Credentials;
+import io.granary.proxy.k8s.LeaseSettings;
 import io.granary.proxy.rebalance.RetryPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -86,6 +87,19 @@ public final class ProxyCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}; 1: no automatic retry).")
   int rebalanceAttempts;
 
+  @Option(names = "--k8s-lease", defaultValue = "${env:GRANARY_K8S_LEASE}", paramLabel = "NAME",
+      description = {"Elect the primary with this Kubernetes Lease (metadata in ConfigMap NAME-metadata) instead "
+          + "of --primary; see docs/cluster-map.md (env GRANARY_K8S_LEASE)."})
+  String k8sLease;
+
+  @Option(names = "--k8s-namespace", defaultValue = "${env:GRANARY_K8S_NAMESPACE}",
+      description = "Namespace of the Lease and ConfigMap (default: the pod's own, else the client's).")
+  String k8sNamespace;
+
+  @Option(names = "--k8s-lease-duration", defaultValue = "15s", converter = DurationConverter.class,
+      description = "How long an unrenewed Lease blocks a takeover (default: ${DEFAULT-VALUE}).")
+  Duration k8sLeaseDuration;
+
   /** Every access key from the flags, the environment and the credentials file. */
   CredentialStore credentials() throws IOException {
     List<Credentials> all = new ArrayList<>();
@@ -106,7 +120,8 @@ public final class ProxyCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ProxyConfig cfg = new ProxyConfig(node.id, node.host, port, node.publicUrl(port), data, primary, node.ioThreads(),
         healthInterval, offlineAfter, node.httpLimits(), node.clusterSecret(), credentials(), anonymous, nativeAuth,
-        s3Redirect, new RetryPolicy(rebalanceRetryDelay, rebalanceRetryMaxDelay, rebalanceAttempts));
+        s3Redirect, new RetryPolicy(rebalanceRetryDelay, rebalanceRetryMaxDelay, rebalanceAttempts))
+        .withLease(k8sLease == null ? null : LeaseSettings.of(k8sLease, k8sNamespace, k8sLeaseDuration));
     Duration grace = node.shutdownGrace();
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(ProxyNode.start(cfg, fatal), node.parentPid, fatal, grace);

@@ -1,7 +1,9 @@
 package io.granary.clustermap;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
@@ -26,11 +28,13 @@ import java.util.TreeSet;
  * @param created when the cluster was created
  * @param rebalance the latest rebalance the primary started, or null before the first
  * @param retired ids of targets that were decommissioned and left the map: they may not join again under that id
+ * @param epoch the primary's term: 0 for a fixed primary; under Kubernetes Lease election, one more for each proxy that
+ *     takes over as primary. Nodes refuse maps of an older epoch, so a deposed primary cannot overwrite newer metadata
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ClusterMap(
     long version, String uuid, String primary, Map<String, Node> proxies, Map<String, Node> targets,
-    Instant created, Rebalance rebalance, Set<String> retired) {
+    Instant created, Rebalance rebalance, Set<String> retired, long epoch) {
 
   public ClusterMap {
     Objects.requireNonNull(uuid, "uuid");
@@ -48,6 +52,9 @@ public record ClusterMap(
     for (Map.Entry<String, Node> e : targets.entrySet()) {
       checkEntry(e, NodeRole.TARGET);
     }
+    if (epoch < 0) {
+      throw new IllegalArgumentException("cluster map epoch must be >= 0, got " + epoch);
+    }
     if (!proxies.containsKey(primary)) {
       throw new IllegalArgumentException("primary '" + primary + "' is not among the proxies");
     }
@@ -62,7 +69,24 @@ public record ClusterMap(
   /** A map without a rebalance or retired targets (tests, and maps written before rebalancing existed). */
   public ClusterMap(long version, String uuid, String primary, Map<String, Node> proxies, Map<String, Node> targets,
       Instant created) {
-    this(version, uuid, primary, proxies, targets, created, null, Set.of());
+    this(version, uuid, primary, proxies, targets, created, null, Set.of(), 0);
+  }
+
+  /** From JSON: {@code epoch} is absent in maps written before elections existed, epoch 0. */
+  @JsonCreator
+  static ClusterMap fromJson(@JsonProperty("version") long version, @JsonProperty("uuid") String uuid,
+      @JsonProperty("primary") String primary, @JsonProperty("proxies") Map<String, Node> proxies,
+      @JsonProperty("targets") Map<String, Node> targets, @JsonProperty("created") Instant created,
+      @JsonProperty("rebalance") Rebalance rebalance, @JsonProperty("retired") Set<String> retired,
+      @JsonProperty("epoch") Long epoch) {
+    return new ClusterMap(version, uuid, primary, proxies, targets, created, rebalance, retired,
+        epoch == null ? 0 : epoch);
+  }
+
+  /** A map of epoch 0: a fixed primary (and maps written before elections existed). */
+  public ClusterMap(long version, String uuid, String primary, Map<String, Node> proxies, Map<String, Node> targets,
+      Instant created, Rebalance rebalance, Set<String> retired) {
+    this(version, uuid, primary, proxies, targets, created, rebalance, retired, 0);
   }
 
   /** The first map of a new cluster: version 1 with the primary as its only node. */
@@ -85,7 +109,24 @@ public record ClusterMap(
     Map<String, Node> p = new TreeMap<>(proxies);
     Map<String, Node> t = new TreeMap<>(targets);
     (node.role() == NodeRole.PROXY ? p : t).put(node.id(), node);
-    return new ClusterMap(version + 1, uuid, primary, p, t, created, rebalance, retired);
+    return new ClusterMap(version + 1, uuid, primary, p, t, created, rebalance, retired, epoch);
+  }
+
+  /**
+   * A new version in which {@code self} (added, or refreshed at its URL and active) is the primary of {@code
+   * newEpoch}: what a proxy that won the election publishes first, so every node follows it and refuses the
+   * deposed primary's older epoch.
+   */
+  public ClusterMap withPrimary(Node self, long newEpoch) {
+    if (self.role() != NodeRole.PROXY) {
+      throw new IllegalArgumentException("the primary must be a proxy, not " + self);
+    }
+    if (newEpoch <= epoch) {
+      throw new IllegalArgumentException("a new primary's epoch must be above " + epoch + ", got " + newEpoch);
+    }
+    Map<String, Node> p = new TreeMap<>(proxies);
+    p.put(self.id(), self);
+    return new ClusterMap(version + 1, uuid, self.id(), p, targets, created, rebalance, retired, newEpoch);
   }
 
   /** A new version without node {@code id}, which may join again under the same id (it never held data). */
@@ -94,7 +135,7 @@ public record ClusterMap(
     Map<String, Node> t = new TreeMap<>(targets);
     p.remove(id);
     t.remove(id);
-    return new ClusterMap(version + 1, uuid, primary, p, t, created, rebalance, retired);
+    return new ClusterMap(version + 1, uuid, primary, p, t, created, rebalance, retired, epoch);
   }
 
   /** A new version without target {@code id}, which is recorded as retired (decommissioned for good). */
@@ -103,12 +144,12 @@ public record ClusterMap(
     t.remove(id);
     Set<String> r = new TreeSet<>(retired);
     r.add(id);
-    return new ClusterMap(version + 1, uuid, primary, proxies, t, created, rebalance, r);
+    return new ClusterMap(version + 1, uuid, primary, proxies, t, created, rebalance, r, epoch);
   }
 
   /** A new version carrying {@code next} as the cluster's rebalance. */
   public ClusterMap withRebalance(Rebalance next) {
-    return new ClusterMap(version + 1, uuid, primary, proxies, targets, created, next, retired);
+    return new ClusterMap(version + 1, uuid, primary, proxies, targets, created, next, retired, epoch);
   }
 
   /**
@@ -116,7 +157,7 @@ public record ClusterMap(
    * version whose placement change asks for it (never on a map already published).
    */
   public ClusterMap startingRebalance(Rebalance next) {
-    return new ClusterMap(version, uuid, primary, proxies, targets, created, next, retired);
+    return new ClusterMap(version, uuid, primary, proxies, targets, created, next, retired, epoch);
   }
 
   /**

@@ -164,6 +164,30 @@ class ClusterMapTest {
   }
 
   @Test
+  void withPrimary_isANewVersionOfANewerEpoch_keepingTargetsAndBuckets_andTheEpochRoundTrips() throws Exception {
+    ClusterMap m = threeTargets();
+    assertThat(m.epoch()).as("a fixed primary's maps").isZero();
+    Node p2 = new Node("p2", NodeRole.PROXY, "http://127.0.0.1:51090", NodeState.ACTIVE, 1);
+
+    ClusterMap next = m.withPrimary(p2, 1);
+    assertThat(next.version()).isEqualTo(m.version() + 1);
+    assertThat(next.primary()).isEqualTo("p2");
+    assertThat(next.epoch()).isEqualTo(1);
+    assertThat(next.proxies()).containsOnlyKeys("p1", "p2");
+    assertThat(next.placementSignature()).isEqualTo(m.placementSignature());
+    assertThat(next.withNode(p2.withState(NodeState.ACTIVE)).epoch()).as("later versions keep the epoch").isEqualTo(1);
+    assertThatThrownBy(() -> next.withPrimary(PRIMARY, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("above 1");
+
+    String json = ClusterJson.mapper().writeValueAsString(next);
+    assertThat(json).contains("\"epoch\":1");
+    assertThat(ClusterJson.mapper().readValue(json, ClusterMap.class)).isEqualTo(next);
+    String old = ClusterJson.mapper().writeValueAsString(m).replace("\"epoch\":0,", "").replace(",\"epoch\":0", "");
+    assertThat(old).doesNotContain("epoch");
+    assertThat(ClusterJson.mapper().readValue(old, ClusterMap.class).epoch()).as("maps written before epochs").isZero();
+  }
+
+  @Test
   void json_roundTripsWithDocumentedFields() throws Exception {
     ClusterMap m = threeTargets().withNode(
         new Node("t2", NodeRole.TARGET, "http://127.0.0.1:51082", NodeState.MAINTENANCE, 2.5));

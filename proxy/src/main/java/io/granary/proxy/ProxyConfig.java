@@ -2,6 +2,7 @@ package io.granary.proxy;
 
 import io.granary.common.http.HttpLimits;
 import io.granary.proxy.auth.CredentialStore;
+import io.granary.proxy.k8s.LeaseSettings;
 import io.granary.proxy.rebalance.RetryPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,11 +28,13 @@ import java.util.Objects;
  * @param nativeAuth require SigV4 on the native /v1/ API too (health and the cluster map stay open)
  * @param s3Redirect answer S3 object GET/HEAD with a 307 to a signed target URL instead of streaming through
  * @param rebalanceRetry when the primary retries a failed rebalance by itself
+ * @param lease take part in the Kubernetes Lease election of the primary (then {@code primaryUrl} is ignored); null:
+ *     the primary is fixed, as outside Kubernetes
  */
 public record ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
     int ioThreads, Duration healthInterval, Duration offlineAfter, HttpLimits http, String clusterSecret,
     CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect,
-    RetryPolicy rebalanceRetry) {
+    RetryPolicy rebalanceRetry, LeaseSettings lease) {
   public ProxyConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(dataDir, "dataDir");
@@ -42,5 +45,20 @@ public record ProxyConfig(String id, String host, int port, String publicUrl, Pa
       throw new IllegalArgumentException("no access keys: give --access-key/--secret-key or --credentials-file, "
           + "or allow unsigned requests with --anonymous");
     }
+  }
+
+  /** A proxy with a fixed primary (no Lease election). */
+  public ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
+      int ioThreads, Duration healthInterval, Duration offlineAfter, HttpLimits http, String clusterSecret,
+      CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect,
+      RetryPolicy rebalanceRetry) {
+    this(id, host, port, publicUrl, dataDir, primaryUrl, ioThreads, healthInterval, offlineAfter, http, clusterSecret,
+        credentials, anonymous, nativeAuth, s3Redirect, rebalanceRetry, null);
+  }
+
+  /** This configuration taking part in the Lease election {@code next} (null: none). */
+  public ProxyConfig withLease(LeaseSettings next) {
+    return new ProxyConfig(id, host, port, publicUrl, dataDir, primaryUrl, ioThreads, healthInterval, offlineAfter,
+        http, clusterSecret, credentials, anonymous, nativeAuth, s3Redirect, rebalanceRetry, next);
   }
 }

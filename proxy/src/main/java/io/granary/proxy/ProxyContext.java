@@ -9,15 +9,14 @@ import io.granary.proxy.auth.RequestAuthenticator;
 import io.granary.proxy.listing.ListingMerger;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.MetadataPusher;
+import io.granary.proxy.membership.PrimaryRole;
 
 /**
  * What the proxy's request handlers share: cluster metadata, the primary's authority (only on the primary), the
  * clients to other nodes and the pool for blocking work.
  *
  * @param cluster this proxy's copy of cluster metadata
- * @param authority the metadata authority; null on a non-primary proxy
- * @param pusher pushes metadata to nodes; null on a non-primary proxy
- * @param primaryUrl where to forward metadata changes; null on the primary
+ * @param role whether this proxy is the primary now (its authority and pusher), else where the primary is
  * @param client control-plane client (joins, listings, forwarding), signing when the cluster has a secret
  * @param control bounded pool for blocking admin work
  * @param signer the cluster's request signer; null without a cluster secret
@@ -27,12 +26,34 @@ import io.granary.proxy.membership.MetadataPusher;
  * @param nativeAuth whether the native /v1/ API requires SigV4 too
  * @param s3Redirect answer S3 object GET/HEAD with 307 to a signed target URL (opt-in)
  */
-public record ProxyContext(ClusterMetadataHolder cluster, ClusterAuthority authority, MetadataPusher pusher,
-    String primaryUrl, ControlClient client, BoundedExecutor control, ClusterSigner signer, UpstreamPool upstream,
-    ListingMerger lister, RequestAuthenticator auth, boolean nativeAuth, boolean s3Redirect) {
+public record ProxyContext(ClusterMetadataHolder cluster, PrimaryRole role, ControlClient client,
+    BoundedExecutor control, ClusterSigner signer, UpstreamPool upstream, ListingMerger lister,
+    RequestAuthenticator auth, boolean nativeAuth, boolean s3Redirect) {
 
-  /** Whether this proxy is the primary. */
+  /** Whether this proxy is the primary now. */
   public boolean primary() {
-    return authority != null;
+    return role.primary();
+  }
+
+  /** This proxy's term as primary, or null; take it once per request, as the role may move. */
+  public PrimaryRole.Term term() {
+    return role.term();
+  }
+
+  /** The metadata authority; null on a non-primary proxy. */
+  public ClusterAuthority authority() {
+    PrimaryRole.Term t = role.term();
+    return t == null ? null : t.authority();
+  }
+
+  /** Pushes metadata to nodes; null on a non-primary proxy. */
+  public MetadataPusher pusher() {
+    PrimaryRole.Term t = role.term();
+    return t == null ? null : t.pusher();
+  }
+
+  /** Where to forward metadata changes; null on the primary, or while no primary is known. */
+  public String primaryUrl() {
+    return role.primaryUrl();
   }
 }

@@ -32,6 +32,11 @@ import io.granary.proxy.jobs.ProxyJobs;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.HealthMonitor;
 import io.granary.proxy.membership.MetadataPusher;
+import io.granary.proxy.membership.PrimaryRole;
+import io.granary.proxy.k8s.ConfigMapMetadataStore;
+import io.granary.proxy.k8s.LeaseMembership;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.granary.proxy.rebalance.CapacityGuard;
 import io.granary.proxy.rebalance.RebalanceCoordinator;
 import io.granary.proxy.rebalance.RebalanceJobs;
@@ -46,13 +51,16 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A running proxy. Without a primary URL it is the primary: it creates or resumes the cluster, accepts joins,
  * pushes metadata and health-checks nodes. With one, it joins that primary and forwards metadata changes to it.
+ * Under Kubernetes Lease election ({@link ProxyConfig#lease()}) it is the primary while it holds the Lease.
  */
 public final class ProxyNode implements GracefulStop {
   private static final Logger log = LoggerFactory.getLogger(ProxyNode.class);
@@ -97,12 +105,18 @@ public final class ProxyNode implements GracefulStop {
     BoundedExecutor control = new BoundedExecutor("control-" + id, 4, 1024);
     ClusterSigner signer = cfg.clusterSecret() == null ? null : ClusterSigner.of(cfg.clusterSecret());
     ControlClient client = new ControlClient(Duration.ofSeconds(10), null, signer);
-    boolean primary = cfg.primaryUrl() == null;
+    boolean elected = cfg.lease() != null;
+    boolean primary = !elected && cfg.primaryUrl() == null;
     ClusterAuthority authority = null;
-    MetadataPusher pusher = null;
-    if (primary) {
-      pusher = new MetadataPusher(id, client, scheduler);
+    PrimaryRole role;
+    if (elected) {
+      role = PrimaryRole.elected(holder);
+    } else if (primary) {
+      MetadataPusher pusher = new MetadataPusher(id, client, scheduler);
       authority = new ClusterAuthority(holder, pusher, Clock.systemUTC(), new CapacityGuard(client));
+      role = PrimaryRole.fixedPrimary(holder, new PrimaryRole.Term(authority, pusher));
+    } else {
+      role = PrimaryRole.follower(holder, cfg.primaryUrl());
     }
     Transport transport = Transport.best();
     EventLoopGroup workers = transport.newGroup(cfg.ioThreads(), "http-" + id);
@@ -111,27 +125,28 @@ public final class ProxyNode implements GracefulStop {
     // Remote buckets are listed from their stores; those calls block, so they get their own bounded pool.
     RemoteBuckets remotes = new RemoteBuckets(Duration.ofSeconds(30), 8);
     BoundedExecutor remotePool = new BoundedExecutor("remote-" + id, 8, 256);
-    ProxyContext ctx = new ProxyContext(holder, authority, pusher, cfg.primaryUrl(), client, control, signer, upstream,
+    ProxyContext ctx = new ProxyContext(holder, role, client, control, signer, upstream,
         new ListingMerger(client, remotes, remotePool), new RequestAuthenticator(cfg.credentials(), cfg.anonymous(), Clock.systemUTC()),
         cfg.nativeAuth(), cfg.s3Redirect());
     // ---- prefetch jobs (io.granary.proxy.jobs): stateless fan-out to targets; the scheduler times ?wait polls
     // ---- rebalance (io.granary.proxy.rebalance): a job kind of its own, coordinated by the primary
-    RebalanceJobs rebalanceJobs = new RebalanceJobs(holder, authority, cfg.primaryUrl(), client, control, scheduler);
+    RebalanceJobs rebalanceJobs = new RebalanceJobs(holder, role, client, control, scheduler);
     ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler), List.of(rebalanceJobs));
     // ---- end prefetch jobs
     ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx), jobs);
-    HealthMonitor monitor = null;
-    if (primary) {
-      ControlClient healthClient = new ControlClient(
-          cfg.offlineAfter().dividedBy(2).compareTo(Duration.ofSeconds(3)) < 0
-              ? cfg.offlineAfter().dividedBy(2) : Duration.ofSeconds(3), null, signer);
-      monitor = new HealthMonitor(holder, authority, healthClient, scheduler, control::execute,
-          cfg.healthInterval(), cfg.offlineAfter(), Clock.systemUTC());
-    }
-    // Readiness (GET /v1/health/ready), answered before authentication like /v1/health: probes do not sign
+    ControlClient healthClient = new ControlClient(
+        cfg.offlineAfter().dividedBy(2).compareTo(Duration.ofSeconds(3)) < 0
+            ? cfg.offlineAfter().dividedBy(2) : Duration.ofSeconds(3), null, signer);
+    // The primary's health checks, one monitor per term (under election a proxy may have several terms)
+    AtomicReference<HealthMonitor> monitor = new AtomicReference<>();
+    // Readiness (GET /v1/health/ready), answered before authentication like /v1/health: probes do not sign.
+    // A follower trusts the states the primary pushes; a primary counts targets its own health checks heard.
     Stopping stopping = new Stopping();
     Router ready = ReadinessHandler.route(router, holder, "proxy", Readiness.all(stopping,
-        new ProxyReadiness(holder, monitor != null ? monitor::answeredSinceStart : targetId -> true)));
+        new ProxyReadiness(holder, targetId -> {
+          HealthMonitor m = monitor.get();
+          return m == null ? !role.primary() : m.answeredSinceStart(targetId);
+        })));
     HttpServer server;
     try {
       // Prometheus metrics (io.granary.common.metrics): GET /metrics, answered before authentication and S3 routing
@@ -148,24 +163,51 @@ public final class ProxyNode implements GracefulStop {
     }
     String url = cfg.publicUrl() != null ? cfg.publicUrl() : "http://" + cfg.host() + ":" + server.port();
     AutoCloseable membership;
-    if (primary) {
-      authority.bootstrap(new Node(id, NodeRole.PROXY, url, NodeState.ACTIVE, 1));
-      monitor.start();
-      RebalanceCoordinator coordinator = new RebalanceCoordinator(holder, authority, client, scheduler, control,
+    Node self = new Node(id, NodeRole.PROXY, url, NodeState.ACTIVE, 1);
+    Function<ClusterAuthority, AutoCloseable> startDuties = a -> {
+      HealthMonitor m = new HealthMonitor(holder, a, healthClient, scheduler, control::execute, cfg.healthInterval(),
+          cfg.offlineAfter(), Clock.systemUTC());
+      monitor.set(m);
+      m.start();
+      RebalanceCoordinator coordinator = new RebalanceCoordinator(holder, a, client, scheduler, control,
           RebalanceCoordinator.INTERVAL, cfg.rebalanceRetry());
       coordinator.start();
-      HealthMonitor startedMonitor = monitor;
-      membership = () -> {
+      return () -> {
         coordinator.close();
-        startedMonitor.close();
+        m.close();
+        monitor.compareAndSet(m, null);
       };
+    };
+    if (elected) {
+      KubernetesClient kube = new KubernetesClientBuilder().build();
+      LeaseMembership lease = new LeaseMembership(kube, cfg.lease(), holder, role, self, client, scheduler,
+          new LeaseMembership.Terms() {
+            @Override
+            public ClusterAuthority authority(MetadataPusher pusher, ConfigMapMetadataStore store) {
+              return new ClusterAuthority(holder, pusher, Clock.systemUTC(), new CapacityGuard(client), store);
+            }
+
+            @Override
+            public AutoCloseable duties(ClusterAuthority a) {
+              return startDuties.apply(a);
+            }
+          }, onFatal);
+      lease.start();
+      membership = () -> {
+        lease.close();
+        kube.close();
+      };
+    } else if (primary) {
+      authority.bootstrap(self);
+      membership = startDuties.apply(authority);
     } else {
       ClusterJoiner joiner = new ClusterJoiner(holder, client, cfg.primaryUrl(),
           new NodeRegistration(id, NodeRole.PROXY, url, 0), scheduler, Duration.ofSeconds(10), onFatal);
       joiner.start();
       membership = joiner;
     }
-    log.info("node={} {} proxy serving {} (transport {}, limits {})", id, primary ? "primary" : "non-primary", url,
+    log.info("node={} {} proxy serving {} (transport {}, limits {})", id,
+        elected ? "elected (Lease " + cfg.lease().name() + ")" : primary ? "primary" : "non-primary", url,
         transport, cfg.http().describe());
     return new ProxyNode(id, url, server, workers, scheduler, control, membership, upstream, remotes, remotePool,
         stopping);

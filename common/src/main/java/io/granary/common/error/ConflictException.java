@@ -8,6 +8,8 @@ public final class ConflictException extends ApiException {
   public static final String BUCKET_NOT_EMPTY = "BucketNotEmpty";
   public static final String CLUSTER_MISMATCH = "ClusterMismatch";
   public static final String STALE_VERSION = "StaleVersion";
+  /** Metadata from a primary whose term ended (a deposed primary under Lease election): it may not be applied. */
+  public static final String STALE_EPOCH = "StaleEpoch";
   public static final String INVALID_STATE = "InvalidNodeState";
   /** The node was decommissioned and left the map: it may not join again under its id. */
   public static final String NODE_DECOMMISSIONED = "NodeDecommissioned";

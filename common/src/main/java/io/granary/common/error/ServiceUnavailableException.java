@@ -10,6 +10,8 @@ public final class ServiceUnavailableException extends ApiException {
   public static final String TARGET_OFFLINE = "TargetOffline";
   public static final String NO_TARGETS = "NoTargets";
   public static final String PRIMARY_UNREACHABLE = "PrimaryUnreachable";
+  /** This proxy was the primary but lost its term (Lease election): it writes no metadata; retry, on any proxy. */
+  public static final String NOT_PRIMARY = "NotPrimary";
   public static final String BUSY = "Busy";
   /** The node holds as many client connections as it may (--max-connections). */
   public static final String TOO_MANY_CONNECTIONS = "TooManyConnections";

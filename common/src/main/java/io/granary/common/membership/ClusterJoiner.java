@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +31,7 @@ public final class ClusterJoiner implements AutoCloseable {
 
   private final ClusterMetadataHolder holder;
   private final ControlClient client;
-  private final String primaryUrl;
-  private final PrimaryHost primaryHost;
+  private final Supplier<String> primaryUrl;
   private final NodeRegistration self;
   private final ScheduledExecutorService scheduler;
   private final Duration checkInterval;
@@ -58,11 +58,32 @@ public final class ClusterJoiner implements AutoCloseable {
   public ClusterJoiner(ClusterMetadataHolder holder, ControlClient client, String primaryUrl, NodeRegistration self,
       ScheduledExecutorService scheduler, Duration checkInterval, Consumer<String> onFatal,
       Runnable onDecommissioned) {
+    this(holder, client, electedOr(holder, primaryUrl), self, scheduler, checkInterval, onFatal, onDecommissioned);
+  }
+
+  /**
+   * The primary the held map names once proxies elect theirs (a map of epoch above 0: the primary moves on
+   * failover, and the new one pushes its map to every node), else {@code configured}.
+   */
+  private static Supplier<String> electedOr(ClusterMetadataHolder holder, String configured) {
+    return () -> holder.snapshot().map(ClusterMetadataHolder.Snapshot::map).filter(m -> m.epoch() > 0)
+        .map(m -> m.primaryNode().url()).orElse(configured);
+  }
+
+  /**
+   * @param primaryUrl where the primary is now, asked at every registration (null while none is known): under
+   *     Lease election the primary moves between proxies
+   */
+  public ClusterJoiner(ClusterMetadataHolder holder, ControlClient client, Supplier<String> primaryUrl,
+      NodeRegistration self, ScheduledExecutorService scheduler, Duration checkInterval, Consumer<String> onFatal,
+      Runnable onDecommissioned) {
     this.onDecommissioned = onDecommissioned;
     this.holder = holder;
     this.client = client;
-    this.primaryUrl = primaryUrl.endsWith("/") ? primaryUrl.substring(0, primaryUrl.length() - 1) : primaryUrl;
-    this.primaryHost = new PrimaryHost(this.primaryUrl);
+    this.primaryUrl = () -> {
+      String u = primaryUrl.get();
+      return u != null && u.endsWith("/") ? u.substring(0, u.length() - 1) : u;
+    };
     this.self = self;
     this.scheduler = scheduler;
     this.checkInterval = checkInterval;
@@ -80,6 +101,12 @@ public final class ClusterJoiner implements AutoCloseable {
   }
 
   private void register() {
+    String primary = primaryUrl.get();
+    if (primary == null) {
+      retry(new IllegalStateException("no primary is known yet"));
+      return;
+    }
+    PrimaryHost primaryHost = new PrimaryHost(primary); // the primary may move (Lease election): its URL each time
     try {
       var address = primaryHost.resolve();
       if (unresolved) {
@@ -94,7 +121,7 @@ public final class ClusterJoiner implements AutoCloseable {
     }
     long holds = holder.snapshot().map(s -> s.map().version()).orElse(0L);
     long buckets = holder.snapshot().map(s -> s.buckets().version()).orElse(0L);
-    client.send("POST", primaryUrl + ApiPaths.CLUSTER_JOIN, self.holding(holds, buckets), ClusterMetadata.class)
+    client.send("POST", primary + ApiPaths.CLUSTER_JOIN, self.holding(holds, buckets), ClusterMetadata.class)
         .whenComplete((md, err) -> {
           try {
             if (err == null) {
@@ -103,7 +130,11 @@ public final class ClusterJoiner implements AutoCloseable {
               refused(ControlClient.cause(err));
             }
           } catch (ConflictException e) {
-            fatal(e.getMessage());
+            if (ConflictException.STALE_EPOCH.equals(e.code())) {
+              retry(e); // answered by a deposed primary: the current one is found again next time
+            } else {
+              fatal(e.getMessage());
+            }
           } catch (RuntimeException e) {
             retry(e);
           }
@@ -145,12 +176,13 @@ public final class ClusterJoiner implements AutoCloseable {
   private void retry(Throwable cause) {
     failures++;
     if (Integer.bitCount(failures) == 1 || failures % 20 == 0) { // attempts 1, 2, 4, 8, 16, 20, 32, 40, ...
+      String primary = primaryUrl.get();
       if (cause instanceof UnknownHostException) {
         log.warn("node={} cannot register with primary {} yet: host {} does not resolve (no DNS record yet?); "
-            + "retrying with backoff, next in {} ms ({} attempts)", self.id(), primaryUrl, primaryHost.host(),
-            backoffMs, failures);
+            + "retrying with backoff, next in {} ms ({} attempts)", self.id(), primary,
+            primary == null ? "?" : new PrimaryHost(primary).host(), backoffMs, failures);
       } else {
-        log.warn("node={} cannot register with primary {} yet ({} attempts): {}", self.id(), primaryUrl, failures,
+        log.warn("node={} cannot register with primary {} yet ({} attempts): {}", self.id(), primary, failures,
             cause.toString());
       }
     }

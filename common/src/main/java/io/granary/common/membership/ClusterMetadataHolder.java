@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * derived from that map. Every node (primary included) has one.
  *
  * <p>Updates are checked and persisted before they become visible: an update from another cluster (different
- * uuid) is refused with {@code ClusterMismatch}; an older version of either part is ignored; the result is
+ * uuid) is refused with {@code ClusterMismatch}, one from an older primary epoch with {@code StaleEpoch}; an older
+ * version of either part is ignored; the result is
  * written to disk, then published. Readers get a consistent snapshot without locking.
  */
 public final class ClusterMetadataHolder {
@@ -116,7 +117,8 @@ public final class ClusterMetadataHolder {
    * Applies pushed or fetched metadata: takes each part that is newer, persists, publishes.
    *
    * @return true if anything changed
-   * @throws ConflictException {@code ClusterMismatch} when {@code incoming} belongs to another cluster
+   * @throws ConflictException {@code ClusterMismatch} when {@code incoming} belongs to another cluster,
+   *     {@code StaleEpoch} when its map is of an older primary epoch than ours
    */
   public synchronized boolean apply(ClusterMetadata incoming) {
     Snapshot old = current;
@@ -128,7 +130,14 @@ public final class ClusterMetadataHolder {
         throw new ConflictException(ConflictException.CLUSTER_MISMATCH, "node " + nodeId + " belongs to cluster "
             + old.map().uuid() + " and refuses metadata of cluster " + incoming.map().uuid());
       }
-      ClusterMap map = incoming.map().version() > old.map().version() ? incoming.map() : old.map();
+      if (incoming.map().epoch() < old.map().epoch()) {
+        // A primary deposed by a Lease election still pushing: everything it sends is older than the new term's.
+        throw new ConflictException(ConflictException.STALE_EPOCH, "node " + nodeId + " follows the primary of epoch "
+            + old.map().epoch() + " (" + old.map().primary() + ") and refuses metadata of epoch "
+            + incoming.map().epoch() + " from " + incoming.map().primary());
+      }
+      ClusterMap map = incoming.map().epoch() > old.map().epoch() || incoming.map().version() > old.map().version()
+          ? incoming.map() : old.map();
       BucketMetadata bmd = incoming.buckets().version() > old.buckets().version() ? incoming.buckets() : old.buckets();
       if (map == old.map() && bmd == old.buckets()) {
         receivedSinceStart = true; // nothing newer, but the primary's copy is no newer than ours either

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +26,11 @@ public final class SingleNode implements AutoCloseable {
 
   /** Starts {@code granary ARGS --host 127.0.0.1 --port PORT}, logging to {@code log}. */
   public static SingleNode start(int port, Path log, List<String> args) throws IOException {
+    return start(port, log, args, Map.of());
+  }
+
+  /** {@link #start(int, Path, List)} with {@code env} added to the node's environment. */
+  public static SingleNode start(int port, Path log, List<String> args, Map<String, String> env) throws IOException {
     Files.createDirectories(log.getParent());
     List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
         "-Xms32m", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("granary.node.classpath"),
@@ -32,8 +38,10 @@ public final class SingleNode implements AutoCloseable {
     cmd.addAll(args);
     cmd.addAll(List.of("--host", "127.0.0.1", "--port", String.valueOf(port), "--exit-with-parent",
         String.valueOf(ProcessHandle.current().pid())));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putAll(env);
+    Process p = pb.start();
     return new SingleNode(p, "http://127.0.0.1:" + port, log);
   }
 

@@ -16,7 +16,7 @@ import io.netty.handler.codec.http.HttpVersion;
 
 /**
  * On a non-primary proxy, relays a metadata change (bucket create or delete, join, node state) to the primary
- * and returns its answer unchanged: only the primary writes cluster metadata.
+ * and returns its answer unchanged: only the primary writes cluster metadata. 503 while no primary is known.
  */
 final class PrimaryForwardHandler extends JsonRequestHandler {
   private final ControlClient client;
@@ -29,6 +29,10 @@ final class PrimaryForwardHandler extends JsonRequestHandler {
 
   @Override
   protected void handle(HttpExchange ex, JsonNode body) throws Exception {
+    if (primaryUrl == null) {
+      throw new ServiceUnavailableException(ServiceUnavailableException.PRIMARY_UNREACHABLE,
+          "no primary proxy is known yet (an election is on)", 2);
+    }
     byte[] bytes = body == null ? null : ClusterJson.mapper().writeValueAsBytes(body);
     client.forward(ex.method().name(), primaryUrl + ex.request().uri(), bytes, "application/json")
         .whenComplete((resp, err) -> {

@@ -4,7 +4,9 @@ import io.granary.common.api.ApiPaths;
 import io.granary.common.error.AccessDeniedException;
 import io.granary.proxy.ProxyContext;
 import io.granary.proxy.jobs.ProxyJobRoutes;
+import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.DeadTargetRemover;
+import io.granary.proxy.membership.PrimaryRole;
 import io.granary.proxy.mountpath.NodeMountpathsHandler;
 import io.granary.proxy.rebalance.NodeStatusHandler;
 import io.granary.common.api.ObjectAddress;
@@ -116,11 +118,14 @@ public final class ProxyRouter implements Router {
           exchange.sendHead(HttpResponseStatus.OK, null);
         };
       } else if (m.equals(HttpMethod.POST)) {
-        return primary() ? new BucketCreateHandler(ctx.authority(), ctx.pusher(), ctx.control()) : forward();
+        PrimaryRole.Term t = ctx.term();
+        return t != null ? new BucketCreateHandler(t.authority(), t.pusher(), ctx.control()) : forward();
       } else if (m.equals(HttpMethod.PUT) && BucketAclHandler.matches(ex)) {
-        return primary() ? new BucketAclHandler(ctx.authority(), ctx.pusher(), ctx.control()) : forward();
+        PrimaryRole.Term t = ctx.term();
+        return t != null ? new BucketAclHandler(t.authority(), t.pusher(), ctx.control()) : forward();
       } else if (m.equals(HttpMethod.DELETE)) {
-        return primary() ? new BucketDeleteHandler(cluster, ctx.authority(), ctx.pusher(), ctx.lister(), ctx.control())
+        PrimaryRole.Term t = ctx.term();
+        return t != null ? new BucketDeleteHandler(cluster, t.authority(), t.pusher(), ctx.lister(), ctx.control())
             : forward();
       }
     } else if (jobs != null && ApiPaths.isJobs(path)) { // any proxy serves jobs: targets hold their state
@@ -136,17 +141,20 @@ public final class ProxyRouter implements Router {
     } else if (path.equals(ApiPaths.CLUSTER_JOIN)) {
       if (m.equals(HttpMethod.POST)) {
         requireClusterSignature(ex);
-        return primary() ? new JoinHandler(ctx.authority(), ctx.control()) : forward();
+        ClusterAuthority a = ctx.authority();
+        return a != null ? new JoinHandler(a, ctx.control()) : forward();
       }
     } else if (path.startsWith(ApiPaths.CLUSTER_NODES) && path.length() > ApiPaths.CLUSTER_NODES.length()) {
       if (NodeMountpathsHandler.matches(path)) { // a target's disks (io.granary.proxy.mountpath)
         return new NodeMountpathsHandler(cluster, ctx.client());
       }
       if (m.equals(HttpMethod.PUT)) {
-        return primary() ? new NodeStateHandler(ctx.authority(), ctx.control()) : forward();
+        ClusterAuthority a = ctx.authority();
+        return a != null ? new NodeStateHandler(a, ctx.control()) : forward();
       } else if (m.equals(HttpMethod.DELETE)) {
-        return primary() ? new NodeRemoveHandler(new DeadTargetRemover(cluster, ctx.authority(), ctx.client(),
-            ctx.control())) : forward();
+        ClusterAuthority a = ctx.authority();
+        return a != null ? new NodeRemoveHandler(new DeadTargetRemover(cluster, a, ctx.client(), ctx.control()))
+            : forward();
       } else if (m.equals(HttpMethod.GET)) {
         return new NodeStatusHandler(cluster, ctx.client());
       }

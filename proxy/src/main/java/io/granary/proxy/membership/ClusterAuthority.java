@@ -17,6 +17,7 @@ import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.ConflictException;
 import io.granary.common.error.NodeNotFoundException;
 import io.granary.common.error.RouteNotFoundException;
+import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.membership.ClusterMetadata;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.NodeRegistration;
@@ -39,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * <p>A change of placement (a target joins, leaves placement, returns, or changes weight) starts a new
  * {@link Rebalance} in the very version that makes it, so every target learns of the new owners and of the need to
  * move objects at once.
+ *
+ * <p>Under Kubernetes Lease election an authority lives for one term: {@link #takeOver} starts it from the metadata
+ * the previous primary recorded, each change is recorded in the {@link MetadataJournal} before it is applied or
+ * pushed, and {@link #fence()} ends it: every later change is refused with 503 {@code NotPrimary}.
  */
 public final class ClusterAuthority {
   private static final Logger log = LoggerFactory.getLogger(ClusterAuthority.class);
@@ -48,6 +53,8 @@ public final class ClusterAuthority {
   private final MetadataPusher pusher;
   private final Clock clock;
   private final LeaveGuard leaveGuard;
+  private final MetadataJournal journal;
+  private volatile boolean fenced;
 
   public ClusterAuthority(ClusterMetadataHolder holder, MetadataPusher pusher, Clock clock) {
     this(holder, pusher, clock, LeaveGuard.NONE);
@@ -55,10 +62,61 @@ public final class ClusterAuthority {
 
   /** @param leaveGuard refuses changes that take targets out of placement when the rest cannot hold their data */
   public ClusterAuthority(ClusterMetadataHolder holder, MetadataPusher pusher, Clock clock, LeaveGuard leaveGuard) {
+    this(holder, pusher, clock, leaveGuard, MetadataJournal.NONE);
+  }
+
+  /** @param journal records every version before it is applied and pushed (the ConfigMap under Lease election) */
+  public ClusterAuthority(ClusterMetadataHolder holder, MetadataPusher pusher, Clock clock, LeaveGuard leaveGuard,
+      MetadataJournal journal) {
     this.holder = holder;
     this.pusher = pusher;
     this.clock = clock;
     this.leaveGuard = leaveGuard;
+    this.journal = journal;
+  }
+
+  /**
+   * Makes this proxy the primary of the next epoch (Lease election): resumes from {@code recorded}, the metadata
+   * the previous primary recorded (else this node's own copy, else a new cluster), names itself primary in a new
+   * map version of epoch one above it, records and pushes that. Nodes then refuse the older epoch's pushes.
+   *
+   * @throws io.granary.common.error.ServiceUnavailableException {@code NotPrimary} when the record conflicts:
+   *     another proxy took over meanwhile
+   */
+  public synchronized ClusterMetadata takeOver(Node self, ClusterMetadata recorded) {
+    ClusterMetadata md = recorded != null ? recorded
+        : holder.snapshot().map(ClusterMetadataHolder.Snapshot::metadata).orElse(null);
+    Node me = self.withState(NodeState.ACTIVE);
+    if (md == null) {
+      String uuid = UUID.randomUUID().toString();
+      ClusterMap first = ClusterMap.bootstrap(uuid, me, Instant.now(clock)).withPrimary(me, 1);
+      md = new ClusterMetadata(first, BucketMetadata.empty(uuid));
+      log.info("node={} created cluster {} as primary of epoch 1", self.id(), uuid);
+    } else {
+      ClusterMap before = md.map();
+      md = new ClusterMetadata(before.withPrimary(me, before.epoch() + 1), md.buckets());
+      log.info("node={} primary of epoch {} (after {} of epoch {}): resumed cluster {} at map v{}, bucket metadata v{}",
+          self.id(), md.map().epoch(), before.primary(), before.epoch(), before.uuid(), md.map().version(),
+          md.buckets().version());
+    }
+    return publish(md);
+  }
+
+  /** Ends this authority's term: it makes no more changes (503 {@code NotPrimary}). */
+  public void fence() {
+    fenced = true;
+  }
+
+  /** Whether {@link #fence()} ended this authority's term. */
+  public boolean fenced() {
+    return fenced;
+  }
+
+  private void requireTerm() {
+    if (fenced) {
+      throw new ServiceUnavailableException(ServiceUnavailableException.NOT_PRIMARY, "proxy " + holder.nodeId()
+          + " is no longer the primary; it writes no cluster metadata (retry: the request goes to the new one)", 1);
+    }
   }
 
   /**
@@ -123,6 +181,7 @@ public final class ClusterAuthority {
       throw BadRequestException.invalidArgument(e.getMessage());
     }
     if (next.equals(existing)) {
+      requireTerm();
       pusher.push(md); // make sure the (re)joining node gets everything
       return md;
     }
@@ -382,10 +441,11 @@ public final class ClusterAuthority {
     RANDOM.nextBytes(id);
     BucketProps props = new BucketProps(bucket, HexFormat.of().formatHex(id), checksum, Instant.now(clock), backend,
         freshness, acl);
+    ClusterMetadata next = publish(new ClusterMetadata(md.map(), md.buckets().with(props))); // logged once made
     log.info("node={} bucket={} {} (checksum {})", holder.nodeId(), bucket, props.isRemote()
         ? "registered with endpoint " + (backend == null || backend.endpoint() == null ? "default" : backend.endpoint())
         : "created", props.checksum().wireName());
-    return publish(new ClusterMetadata(md.map(), md.buckets().with(props)));
+    return next;
   }
 
   /** Replaces a bucket's canned ACL (a new metadata version; none when it is unchanged). 404 when it does not exist. */
@@ -410,17 +470,29 @@ public final class ClusterAuthority {
   }
 
   /**
-   * Persists and pushes {@code md}. When its map places objects differently from the current one, a new
-   * rebalance starts in that same version.
+   * Records (in the journal), persists and pushes {@code md}. When its map places objects differently from the
+   * current one, a new rebalance starts in that same version.
    */
   private ClusterMetadata publish(ClusterMetadata md) {
+    requireTerm();
     ClusterMap current = holder.snapshot().map(ClusterMetadataHolder.Snapshot::map).orElse(null);
-    if (current != null && md.map().version() > current.version()
+    // A new term's first map changes only the primary: its placement had its rebalance in the term before.
+    if (current != null && md.map().version() > current.version() && md.map().epoch() == current.epoch()
         && !md.map().placementSignature().equals(current.placementSignature())) {
       Rebalance r = Rebalance.next(md.map().rebalance(), clock.instant());
       md = new ClusterMetadata(md.map().startingRebalance(r), md.buckets());
       log.info("node={} job={} rebalance started: placement {} -> {}", holder.nodeId(), r.jobId(),
           current.placementSignature(), md.map().placementSignature());
+    }
+    try {
+      journal.record(md);
+    } catch (ServiceUnavailableException e) {
+      if (ServiceUnavailableException.NOT_PRIMARY.equals(e.code())) {
+        fenced = true; // another proxy recorded a newer term: stop at once, before applying or pushing anything
+        log.warn("node={} deposed: recording map v{} failed: {}", holder.nodeId(), md.map().version(),
+            e.getMessage());
+      }
+      throw e;
     }
     holder.apply(md);
     pusher.push(md);

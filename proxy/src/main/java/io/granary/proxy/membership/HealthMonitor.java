@@ -33,6 +33,7 @@ public final class HealthMonitor implements AutoCloseable {
   private final Map<String, NodeState> lastState = new ConcurrentHashMap<>();
   private final java.util.Set<String> answered = ConcurrentHashMap.newKeySet(); // since this proxy started
   private ScheduledFuture<?> task;
+  private volatile boolean closed;
 
   /**
    * @param blocking where state changes run (they persist metadata)
@@ -52,8 +53,9 @@ public final class HealthMonitor implements AutoCloseable {
 
   public void start() {
     // A target that has just become active is asked at once, not at the next round: readiness waits on its answer.
+    // (The holder keeps its listeners: a closed monitor's, under Lease election one per ended term, does nothing.)
     holder.onChange((old, now) -> now.map().targets().values().stream()
-        .filter(n -> n.state() == NodeState.ACTIVE && !answered.contains(n.id()))
+        .filter(n -> !closed && n.state() == NodeState.ACTIVE && !answered.contains(n.id()))
         .forEach(n -> client.get(n.url() + ApiPaths.HEALTH, Map.class)
             .thenRun(() -> answered.add(n.id()))));
     task = scheduler.scheduleWithFixedDelay(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -104,6 +106,7 @@ public final class HealthMonitor implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     if (task != null) {
       task.cancel(false);
     }

@@ -4,6 +4,7 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeState;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
+import io.granary.common.error.ConflictException;
 import io.granary.common.membership.ClusterMetadata;
 import java.time.Duration;
 import java.util.Map;
@@ -18,8 +19,11 @@ import org.slf4j.LoggerFactory;
  * flight and it always carries the newest metadata, so versions arrive in order; a failed push is retried with
  * backoff for as long as the node is in the map and not decommissioned. {@link #awaitAcked} lets a change wait
  * until every active node has it (bucket create returns only once targets know the bucket).
+ *
+ * <p>Under Lease election a node that answers {@code StaleEpoch} follows a newer primary: this pusher's proxy was
+ * deposed, so it stops pushing to that node and tells {@code onStaleEpoch}. {@link #close()} ends a term's pushes.
  */
-public final class MetadataPusher {
+public final class MetadataPusher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MetadataPusher.class);
   private static final long MAX_BACKOFF_MS = 5000;
 
@@ -27,12 +31,28 @@ public final class MetadataPusher {
   private final ControlClient client;
   private final ScheduledExecutorService scheduler;
   private final Map<String, NodeSync> nodes = new ConcurrentHashMap<>();
+  private final Runnable onStaleEpoch;
   private volatile ClusterMetadata latest;
+  private volatile boolean closed;
 
   public MetadataPusher(String selfId, ControlClient client, ScheduledExecutorService scheduler) {
+    this(selfId, client, scheduler, () -> { });
+  }
+
+  /** @param onStaleEpoch called when a node refuses a push as older than its primary's epoch */
+  public MetadataPusher(String selfId, ControlClient client, ScheduledExecutorService scheduler,
+      Runnable onStaleEpoch) {
     this.selfId = selfId;
     this.client = client;
     this.scheduler = scheduler;
+    this.onStaleEpoch = onStaleEpoch;
+  }
+
+  /** Stops pushing: nothing more is sent, retries end. */
+  @Override
+  public void close() {
+    closed = true;
+    nodes.clear();
   }
 
   /** Per-node delivery state; guarded by its own monitor. */
@@ -51,6 +71,9 @@ public final class MetadataPusher {
 
   /** Delivers {@code md} (and anything newer later) to every node in its map except this one. */
   public void push(ClusterMetadata md) {
+    if (closed) {
+      return;
+    }
     latest = md;
     for (Node n : md.map().proxies().values()) {
       consider(n);
@@ -91,8 +114,12 @@ public final class MetadataPusher {
           s.backoffMs = 250;
           again = latest != md && nodes.get(s.id) == s;
           s.inFlight = again;
+        } else if (staleEpoch(err)) {
+          nodes.remove(s.id, s);
+          again = false;
+          s.inFlight = false;
         } else {
-          again = nodes.get(s.id) == s;
+          again = nodes.get(s.id) == s && !closed;
           s.inFlight = again;
           if (s.failures++ % 10 == 0) {
             log.warn("node={} metasync of map v{} to {} failed ({} attempts): {}", selfId, md.map().version(), s.id,
@@ -103,7 +130,13 @@ public final class MetadataPusher {
       synchronized (this) {
         notifyAll();
       }
-      if (again) {
+      if (err != null && staleEpoch(err)) {
+        log.warn("node={} {} follows a newer primary and refused map v{} of epoch {}: this proxy was deposed",
+            selfId, s.id, md.map().version(), md.map().epoch());
+        onStaleEpoch.run();
+        return;
+      }
+      if (again && !closed) {
         if (err == null) {
           send(s);
         } else {
@@ -116,6 +149,11 @@ public final class MetadataPusher {
         }
       }
     });
+  }
+
+  private static boolean staleEpoch(Throwable err) {
+    return ControlClient.cause(err) instanceof ControlClient.RemoteCallException rce
+        && ConflictException.STALE_EPOCH.equals(rce.error().code());
   }
 
   /**

@@ -13,6 +13,7 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.proxy.jobs.JobKind;
 import io.granary.proxy.jobs.ProxyJobs;
 import io.granary.proxy.membership.ClusterAuthority;
+import io.granary.proxy.membership.PrimaryRole;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
@@ -27,18 +28,16 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class RebalanceJobs implements JobKind {
   private final ClusterMetadataHolder cluster;
-  private final ClusterAuthority authority; // null on a non-primary proxy
-  private final String primaryUrl;          // null on the primary
+  private final PrimaryRole role;
   private final ControlClient client;
   private final BoundedExecutor control;
   private final ScheduledExecutorService timer;
   private final TargetProgress targets;
 
-  public RebalanceJobs(ClusterMetadataHolder cluster, ClusterAuthority authority, String primaryUrl,
-      ControlClient client, BoundedExecutor control, ScheduledExecutorService timer) {
+  public RebalanceJobs(ClusterMetadataHolder cluster, PrimaryRole role, ControlClient client, BoundedExecutor control,
+      ScheduledExecutorService timer) {
     this.cluster = cluster;
-    this.authority = authority;
-    this.primaryUrl = primaryUrl;
+    this.role = role;
     this.client = client;
     this.control = control;
     this.timer = timer;
@@ -64,6 +63,8 @@ public final class RebalanceJobs implements JobKind {
             + "{\"kind\":\"rebalance\"}");
       }
     }
+    PrimaryRole.Term term = role.term();
+    ClusterAuthority authority = term == null ? null : term.authority();
     if (authority == null) {
       return onPrimary("POST", "/v1/jobs", body).thenApply(m -> Map.of("id", String.valueOf(m.get("id"))));
     }
@@ -81,6 +82,8 @@ public final class RebalanceJobs implements JobKind {
   @Override
   public CompletableFuture<Object> abort(String id) {
     long n = idOf(id);
+    PrimaryRole.Term term = role.term();
+    ClusterAuthority authority = term == null ? null : term.authority();
     CompletableFuture<?> done = authority == null ? onPrimary("DELETE", "/v1/jobs/" + id, null)
         : control.submit(() -> authority.abortRebalance(n));
     return done.thenCompose(v -> status(n)).thenApply(s -> (Object) s);
@@ -118,6 +121,11 @@ public final class RebalanceJobs implements JobKind {
 
   /** Sends a change to the primary and passes its answer (or its error) on. */
   private CompletableFuture<Map<?, ?>> onPrimary(String method, String path, Object body) {
+    String primaryUrl = role.primaryUrl();
+    if (primaryUrl == null) {
+      return CompletableFuture.failedFuture(new ServiceUnavailableException(
+          ServiceUnavailableException.PRIMARY_UNREACHABLE, "no primary proxy is known yet (an election is on)", 2));
+    }
     return client.send(method, primaryUrl + path, body, Map.class).handle((m, err) -> {
       if (err == null) {
         return (Map<?, ?>) m;

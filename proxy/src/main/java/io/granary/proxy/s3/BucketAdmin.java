@@ -6,8 +6,10 @@ import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.RemoteApiException;
+import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.membership.ClusterMetadata;
 import io.granary.proxy.ProxyContext;
+import io.granary.proxy.membership.PrimaryRole;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -25,45 +27,53 @@ final class BucketAdmin {
   }
 
   CompletableFuture<Void> create(Bucket bucket, ChecksumType checksum, CannedAcl acl) {
-    if (ctx.primary()) {
+    PrimaryRole.Term term = ctx.term();
+    if (term != null) {
       return ctx.control().submit(() -> {
-        ClusterMetadata md = ctx.authority().createBucket(bucket, checksum, null, null, acl);
-        ctx.pusher().awaitAcked(md, PUSH_WAIT);
+        ClusterMetadata md = term.authority().createBucket(bucket, checksum, null, null, acl);
+        term.pusher().awaitAcked(md, PUSH_WAIT);
         return null;
       });
     }
-    return remote(ctx.client().send("POST", ctx.primaryUrl() + ApiPaths.BUCKETS_SLASH + bucket.name() + "?acl="
-        + acl.wireName(), Map.of("checksum", checksum.wireName()), Void.class));
+    return remote("POST", ApiPaths.BUCKETS_SLASH + bucket.name() + "?acl="
+        + acl.wireName(), Map.of("checksum", checksum.wireName()));
   }
 
   /** Sets a bucket's canned ACL, answering once every active node has it (like creation). */
   CompletableFuture<Void> setAcl(Bucket bucket, CannedAcl acl) {
-    if (ctx.primary()) {
+    PrimaryRole.Term term = ctx.term();
+    if (term != null) {
       return ctx.control().submit(() -> {
-        ClusterMetadata md = ctx.authority().setBucketAcl(bucket, acl);
-        ctx.pusher().awaitAcked(md, PUSH_WAIT);
+        ClusterMetadata md = term.authority().setBucketAcl(bucket, acl);
+        term.pusher().awaitAcked(md, PUSH_WAIT);
         return null;
       });
     }
-    return remote(ctx.client().send("PUT", ctx.primaryUrl() + ApiPaths.BUCKETS_SLASH + bucket.name() + "?acl="
-        + acl.wireName() + "&provider=" + bucket.provider().wireName(), null, Void.class));
+    return remote("PUT", ApiPaths.BUCKETS_SLASH + bucket.name() + "?acl="
+        + acl.wireName() + "&provider=" + bucket.provider().wireName(), null);
   }
 
   CompletableFuture<Void> delete(Bucket bucket) {
-    if (ctx.primary()) {
+    PrimaryRole.Term term = ctx.term();
+    if (term != null) {
       return ctx.control().submit(() -> {
-        ClusterMetadata md = ctx.authority().deleteBucket(bucket);
-        ctx.pusher().awaitAcked(md, PUSH_WAIT);
+        ClusterMetadata md = term.authority().deleteBucket(bucket);
+        term.pusher().awaitAcked(md, PUSH_WAIT);
         return null;
       });
     }
-    return remote(ctx.client().send("DELETE", ctx.primaryUrl() + ApiPaths.BUCKETS_SLASH + bucket.name()
-        + "?force=true&provider=" + bucket.provider().wireName(), null, Void.class));
+    return remote("DELETE", ApiPaths.BUCKETS_SLASH + bucket.name()
+        + "?force=true&provider=" + bucket.provider().wireName(), null);
   }
 
-  /** The primary's refusal, as the API error it was. */
-  private static CompletableFuture<Void> remote(CompletableFuture<Void> call) {
-    return call.exceptionallyCompose(err -> {
+  /** Sends the change to the primary; its refusal comes back as the API error it was. */
+  private CompletableFuture<Void> remote(String method, String path, Object body) {
+    String primaryUrl = ctx.primaryUrl();
+    if (primaryUrl == null) {
+      return CompletableFuture.failedFuture(new ServiceUnavailableException(
+          ServiceUnavailableException.PRIMARY_UNREACHABLE, "no primary proxy is known yet (an election is on)", 2));
+    }
+    return ctx.client().send(method, primaryUrl + path, body, Void.class).exceptionallyCompose(err -> {
       Throwable cause = ControlClient.cause(err);
       if (cause instanceof ControlClient.RemoteCallException rce) {
         return CompletableFuture.failedFuture(
