@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     description = "Caching object storage for ML training data.",
     subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class,
         RebalanceCommand.class, BucketCommand.class, PrefetchCommand.class, JobCommand.class, LoadCommand.class,
-        MountpathCommand.class})
+        MountpathCommand.class, OperatorCommand.class})
 public final class GranaryCommand implements Runnable {
 
   @CommandLine.Spec
