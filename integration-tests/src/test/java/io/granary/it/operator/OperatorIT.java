@@ -159,6 +159,26 @@ class OperatorIT {
 
   @Test
   @Order(4)
+  void scaleDown_ofATargetThatIsDown_waitsForItAndKeepsItsPod() throws Exception {
+    cluster.local().kill("t2"); // pod 1 crashed: its objects are on its disks only
+    await().until(() -> cluster.map().targets().get("t2").state() == NodeState.OFFLINE);
+
+    edit(c -> c.getSpec().target.replicas = 1);
+
+    await().untilAsserted(() -> {
+      GranaryClusterStatus s = status();
+      assertThat(s.phase).isEqualTo("ScalingDown");
+      Condition blocked = condition(s, "ScaleDownBlocked");
+      assertThat(blocked.getStatus()).isEqualTo("True");
+      assertThat(blocked.getMessage()).contains("t2").contains("offline");
+    });
+    assertThat(sts(NAME + "-target").getSpec().getReplicas()).isEqualTo(2);
+    assertThat(cluster.map().targets().get("t2").state()).isEqualTo(NodeState.OFFLINE); // not decommissioned
+    assertThat(unsafeRemovals).isEmpty();
+  }
+
+  @Test
+  @Order(5)
   void delete_removesTheResourceAndLeavesTheClusterRunning() throws Exception {
     client.resources(GranaryCluster.class).inNamespace(NS).withName(NAME).delete();
 

@@ -146,7 +146,7 @@ public final class GranaryClusterReconciler implements Reconciler<GranaryCluster
       status.mapVersion = map.version();
       status.rebalance = map.rebalance() == null ? null : map.rebalance().state().wireName();
     }
-    scalingConditions(status, d, map, generation, now);
+    scalingConditions(c, status, d, map, generation, now);
     boolean rolling = rolling(proxies) || rolling(targets);
     Conditions.set(status, Conditions.UPGRADED, !rolling, rolling ? "RollingUpdate" : "AllPodsCurrent",
         rolling ? "pods are being replaced one at a time" : "", generation, now);
@@ -156,9 +156,14 @@ public final class GranaryClusterReconciler implements Reconciler<GranaryCluster
         : "Running";
   }
 
-  private static void scalingConditions(GranaryClusterStatus status, TargetScaling.Decision d, ClusterMap map,
+  private static void scalingConditions(GranaryCluster c, GranaryClusterStatus status, TargetScaling.Decision d, ClusterMap map,
       long generation, Instant now) {
     if (d.blocked() != null) {
+      boolean news = Conditions.find(status.conditions, Conditions.SCALE_DOWN_BLOCKED)
+          .map(x -> !"True".equals(x.getStatus()) || !d.blocked().equals(x.getMessage())).orElse(true);
+      if (news) {
+        log.warn("event=scale-down-blocked cluster={} reason=\"{}\"", TargetScaling.key(c), d.blocked());
+      }
       Conditions.set(status, Conditions.SCALE_DOWN_BLOCKED, true, "DecommissionRefused", d.blocked(), generation,
           now);
     } else {

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * count at once. Scaling down goes one pod at a time from the highest ordinal: its target is decommissioned through
  * the cluster API, and only once the cluster says it is safe to remove (its objects moved to the others and it left
  * the map) does the count drop. Every decision follows from what the cluster and Kubernetes say now, so a
- * restarted operator resumes where the last one was.
+ * restarted operator resumes where the last one was. Why scaling is blocked is logged by the reconciler, once per
+ * change, not on every poll.
  */
 final class TargetScaling {
   private static final Logger log = LoggerFactory.getLogger(TargetScaling.class);
@@ -86,6 +87,12 @@ final class TargetScaling {
       return new Decision(current - 1, "ScalingDown", null, "removed target pod " + ordinal);
     }
     String id = node.get().id();
+    if (node.get().state() == NodeState.OFFLINE) {
+      // Its objects are on its disks only and cannot move while it is down: wait for it, change nothing.
+      return new Decision(current, "ScalingDown", "target " + id + " (pod " + ordinal + ") is offline: its objects "
+          + "cannot move until it is back; if its disks are lost, remove it with granary cluster rm " + id
+          + " --force", null);
+    }
     try {
       if (node.get().state() != NodeState.DECOMMISSIONING) {
         api.setState(id, "decommissioned");
@@ -99,11 +106,13 @@ final class TargetScaling {
             id, ordinal, current, current - 1);
         return new Decision(current - 1, "ScalingDown", null, "target " + id + " drained; removed pod " + ordinal);
       }
+      if (report.get().problem() != null) {
+        return new Decision(current, "ScalingDown", "target " + id + " (pod " + ordinal + ") cannot drain: "
+            + report.get().problem(), null);
+      }
       return new Decision(current, "ScalingDown", null, "decommissioning target " + id + " (pod " + ordinal
           + "): waiting until it is safe to remove");
     } catch (ClusterApiException e) {
-      log.warn("event=scale-down-blocked cluster={} node={} ordinal={} error=\"{}\"", key(c), id, ordinal,
-          e.getMessage());
       return new Decision(current, "ScalingDown", "target " + id + " (pod " + ordinal + ") cannot be decommissioned: "
           + e.getMessage(), null);
     }
