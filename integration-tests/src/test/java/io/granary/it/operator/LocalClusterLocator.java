@@ -1,0 +1,40 @@
+package io.granary.it.operator;
+
+import io.granary.clustermap.ClusterMap;
+import io.granary.clustermap.Node;
+import io.granary.it.support.TestCluster;
+import io.granary.operator.clusterapi.ClusterApi;
+import io.granary.operator.clusterapi.ClusterLocator;
+import io.granary.operator.clusterapi.HttpClusterApi;
+import io.granary.operator.customresource.GranaryCluster;
+import io.granary.proxy.auth.Credentials;
+import java.net.http.HttpClient;
+import java.util.Optional;
+
+/**
+ * The operator's view of a local cluster the test runs as its "pods": the proxy's loopback URL instead of the
+ * headless Service, and target pod ordinal I played by local target t(I+1) instead of a DNS name. The client is the
+ * operator's own.
+ */
+final class LocalClusterLocator implements ClusterLocator {
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final TestCluster cluster;
+
+  LocalClusterLocator(TestCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  @Override
+  public ClusterApi api(GranaryCluster c, Optional<Credentials> credentials) {
+    return new HttpClusterApi(http, cluster.endpoint(), credentials);
+  }
+
+  @Override
+  public Optional<Node> target(ClusterMap map, GranaryCluster c, int ordinal) {
+    return Optional.ofNullable(map.targets().get(localId(ordinal)));
+  }
+
+  static String localId(int ordinal) {
+    return "t" + (ordinal + 1);
+  }
+}

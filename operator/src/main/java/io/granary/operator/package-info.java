@@ -1,0 +1,2 @@
+/** The Kubernetes operator: runs GranaryCluster resources (entry point {@link io.granary.operator.GranaryOperator}). */
+package io.granary.operator;

@@ -1,0 +1,55 @@
+package io.granary.operator.resources;
+
+import io.granary.operator.customresource.GranaryCluster;
+
+/** Names of everything a cluster owns, and the DNS names its pods reach each other by. */
+public final class Names {
+  private Names() {
+  }
+
+  public static String proxies(GranaryCluster c) {
+    return c.getMetadata().getName() + "-proxy";
+  }
+
+  public static String targets(GranaryCluster c) {
+    return c.getMetadata().getName() + "-target";
+  }
+
+  public static String clientService(GranaryCluster c) {
+    return c.getMetadata().getName() + "-s3";
+  }
+
+  public static String configMap(GranaryCluster c) {
+    return c.getMetadata().getName() + "-config";
+  }
+
+  public static String clusterSecret(GranaryCluster c) {
+    return c.getMetadata().getName() + "-cluster";
+  }
+
+  /** The ServiceAccount, Role and RoleBinding of the nodes. */
+  public static String nodeAccount(GranaryCluster c) {
+    return c.getMetadata().getName() + "-node";
+  }
+
+  /** {@code http://NAME-proxy-0.NAME-proxy.NS.svc:PORT}: the first primary, through the headless Service. */
+  public static String firstPrimaryUrl(GranaryCluster c) {
+    return "http://" + proxies(c) + "-0." + proxies(c) + "." + c.getMetadata().getNamespace() + ".svc:"
+        + c.getSpec().proxy.port;
+  }
+
+  /** The proxies through their headless Service: what the operator's cluster API client calls. */
+  public static String proxiesUrl(GranaryCluster c) {
+    return "http://" + proxies(c) + "." + c.getMetadata().getNamespace() + ".svc:" + c.getSpec().proxy.port;
+  }
+
+  /** The host name target pod {@code ordinal} advertises: {@code NAME-target-I.NAME-target.NS.svc}. */
+  public static String targetHost(GranaryCluster c, int ordinal) {
+    return targets(c) + "-" + ordinal + "." + targets(c) + "." + c.getMetadata().getNamespace() + ".svc";
+  }
+
+  /** The S3 and native API endpoint inside the Kubernetes cluster. */
+  public static String endpoint(GranaryCluster c) {
+    return "http://" + clientService(c) + "." + c.getMetadata().getNamespace() + ".svc:" + c.getSpec().s3Service.port;
+  }
+}
