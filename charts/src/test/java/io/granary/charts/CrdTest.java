@@ -9,11 +9,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The GranaryCluster CRD the operator chart installs (crds/): a copy of the one operator/ generates from its model
- * (crd-generator). Once both modules are in one tree, a test that the two files are equal replaces most of these.
+ * (crd-generator), which must stay equal to it; and what a cluster cannot do without.
  */
 class CrdTest {
   private static final CustomResourceDefinition CRD =
       Rendered.SERIALIZATION.unmarshal(Repo.read(CrdSchema.FILE), CustomResourceDefinition.class);
+
+  @Test
+  void chartCrd_isTheOneTheOperatorGenerates() throws Exception {
+    String generated;
+    try (var in = CrdTest.class.getResourceAsStream("/META-INF/fabric8/granaryclusters.granary.io-v1.yml")) {
+      assertThat(in).as("the operator jar's generated CRD").isNotNull();
+      generated = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    assertThat(Repo.read(CrdSchema.FILE)).as("%s: copy operator/target/classes/META-INF/fabric8/"
+        + "granaryclusters.granary.io-v1.yml over it", CrdSchema.FILE).isEqualTo(generated);
+  }
 
   @Test
   void crd_isWellFormed_forTheModel() {

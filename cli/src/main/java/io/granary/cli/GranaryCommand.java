@@ -64,7 +64,8 @@ public final class GranaryCommand implements Runnable {
     List<String> rest = Arrays.asList(args).subList(1, args.length);
     String path = ConfigDefaults.pathFrom(rest, env);
     if (path != null) {
-      ConfigDefaults.install(sub.getCommandSpec(), ConfigFile.load(Path.of(path)), env);
+      ConfigDefaults.install(sub.getCommandSpec(), ConfigFile.load(Path.of(path)).forRole(sub.getCommandSpec().name()),
+          env);
     }
   }
 

@@ -72,6 +72,28 @@ class NodeConfigFileTest {
   }
 
   @Test
+  void roleSections_eachNodeTakesTheTopLevelAndItsOwnSection_whichWins() throws Exception {
+    Path f = file("""
+        head-timeout: 7s
+        proxy:
+          data: /tmp/d
+          s3-redirect: true
+          head-timeout: 9s
+        target:
+          mountpath: [%s]
+          primary: http://localhost:51080
+          rebalance-bandwidth: 64MiB
+        """.formatted(dir.resolve("a")));
+    ProxyCommand p = parse(Map.of(), "proxy", "--config", f.toString());
+    assertThat(p.node.headTimeout).as("the proxy section wins").isEqualTo(Duration.ofSeconds(9));
+    TargetCommand t = parse(Map.of(), "target", "--config", f.toString());
+    assertThat(t.node.headTimeout).as("top level").isEqualTo(Duration.ofSeconds(7));
+    assertThat(t.primary).isEqualTo("http://localhost:51080");
+    // the other role's section is not this role's business (the proxy took target-only keys above); its own is checked
+    assertRefused("target:\n  prot: 1\nproxy:\n  data: /tmp/d\n", "target", "unknown key 'prot'");
+  }
+
+  @Test
   void flag_winsOverTheFile() throws Exception {
     Path f = file("data: /tmp/from-file\nport: 6001\nanonymous: true\nhealth-interval: 7s\n");
     ProxyCommand p = parse(Map.of(), "proxy", "--config=" + f, "--port", "6002", "--data", "/tmp/from-flag");

@@ -99,7 +99,7 @@ class GranaryOperatorTest {
     edit("secret", c -> c.getSpec().config.put("rebalance-bandwidth", "64MiB"));
 
     await().untilAsserted(() -> assertThat(client.configMaps().inNamespace(NS).withName("secret-config").get()
-        .getData().get("granary.properties")).contains("rebalance-bandwidth=64MiB"));
+        .getData().get("granary.yaml")).contains("rebalance-bandwidth: \"64MiB\""));
     assertThat(secretValue("secret-cluster")).isEqualTo(secret);
   }
 

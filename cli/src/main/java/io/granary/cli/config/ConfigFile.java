@@ -21,17 +21,25 @@ import java.util.Map;
  * A parsed config file: a YAML map from setting name (a flag without its dashes) to a scalar, or to a list of
  * scalars for a repeatable flag ({@code mountpath}). Anything else is refused with the key and the line, never
  * skipped: a setting that silently does not apply is worse than a node that does not start.
+ *
+ * <p>A file every node of a cluster reads (the operator's ConfigMap) may hold a map per role, {@code proxy:} and
+ * {@code target:}: a node takes the top-level settings and its own role's, which win ({@link #forRole}).
  */
 public final class ConfigFile {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
       .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+  /** The roles a file may hold a section for. */
+  static final List<String> ROLES = List.of("proxy", "target");
+
   private final Path path;
   private final Map<String, List<String>> values;
+  private final Map<String, Map<String, List<String>>> sections;
 
-  private ConfigFile(Path path, Map<String, List<String>> values) {
+  private ConfigFile(Path path, Map<String, List<String>> values, Map<String, Map<String, List<String>>> sections) {
     this.path = path;
     this.values = values;
+    this.sections = sections;
   }
 
   /** Reads and checks the shape of {@code path}; which keys a command takes is {@link ConfigDefaults}' part. */
@@ -48,17 +56,33 @@ public final class ConfigFile {
       throw new ConfigException("config " + path + ": cannot read it: " + oneLine(e.getMessage()));
     }
     Map<String, List<String>> values = new LinkedHashMap<>();
+    Map<String, Map<String, List<String>>> sections = new LinkedHashMap<>();
     if (root == null || root.isMissingNode() || root.isNull()) {
-      return new ConfigFile(path, values); // an empty file sets nothing
+      return new ConfigFile(path, values, sections); // an empty file sets nothing
     }
     if (!root.isObject()) {
       throw new ConfigException("config " + path + ": expected a map of settings (key: value), got a "
           + kind(root));
     }
     for (Map.Entry<String, JsonNode> e : root.properties()) {
-      values.put(e.getKey(), values(path, e.getKey(), e.getValue()));
+      if (ROLES.contains(e.getKey()) && e.getValue().isObject()) {
+        Map<String, List<String>> section = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> s : e.getValue().properties()) {
+          section.put(s.getKey(), values(path, e.getKey() + "." + s.getKey(), s.getValue()));
+        }
+        sections.put(e.getKey(), section);
+      } else {
+        values.put(e.getKey(), values(path, e.getKey(), e.getValue()));
+      }
     }
-    return new ConfigFile(path, values);
+    return new ConfigFile(path, values, sections);
+  }
+
+  /** The settings a node of {@code role} takes: the top-level ones and its section's, which win. */
+  public ConfigFile forRole(String role) {
+    Map<String, List<String>> merged = new LinkedHashMap<>(values);
+    merged.putAll(sections.getOrDefault(role, Map.of()));
+    return new ConfigFile(path, merged, Map.of());
   }
 
   private static List<String> values(Path path, String key, JsonNode v) throws ConfigException {

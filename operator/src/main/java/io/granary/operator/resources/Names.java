@@ -32,13 +32,15 @@ public final class Names {
     return c.getMetadata().getName() + "-node";
   }
 
-  /** {@code http://NAME-proxy-0.NAME-proxy.NS.svc:PORT}: the first primary, through the headless Service. */
-  public static String firstPrimaryUrl(GranaryCluster c) {
-    return "http://" + proxies(c) + "-0." + proxies(c) + "." + c.getMetadata().getNamespace() + ".svc:"
-        + c.getSpec().proxy.port;
+  /** The Lease whose holder is the primary proxy; its metadata ConfigMap is {@code NAME-primary-metadata}. */
+  public static String lease(GranaryCluster c) {
+    return c.getMetadata().getName() + "-primary";
   }
 
-  /** The proxies through their headless Service: what the operator's cluster API client calls. */
+  /**
+   * The proxies through their headless Service: what the operator's cluster API client calls, and where targets
+   * join (any proxy forwards a join to the primary).
+   */
   public static String proxiesUrl(GranaryCluster c) {
     return "http://" + proxies(c) + "." + c.getMetadata().getNamespace() + ".svc:" + c.getSpec().proxy.port;
   }

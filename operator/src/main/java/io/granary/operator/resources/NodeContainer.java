@@ -46,10 +46,6 @@ final class NodeContainer {
     List<EnvVar> env = new ArrayList<>();
     env.add(fieldRef("POD_NAME", "metadata.name"));
     env.add(fieldRef("POD_NAMESPACE", "metadata.namespace"));
-    if (role == Role.PROXY) {
-      // Not GRANARY_PRIMARY_URL: a proxy reads that as its --primary, pod 0 included (ProxyStatefulSet.LAUNCH).
-      env.add(new EnvVarBuilder().withName(ProxyStatefulSet.PRIMARY_ENV).withValue(Names.firstPrimaryUrl(c)).build());
-    }
     env.add(new EnvVarBuilder().withName("GRANARY_CONFIG").withValue(CONFIG_FILE).build());
     env.add(new EnvVarBuilder().withName("GRANARY_CLUSTER_SECRET").withNewValueFrom().withNewSecretKeyRef()
         .withName(Names.clusterSecret(c)).withKey(ClusterSecret.KEY).endSecretKeyRef().endValueFrom().build());

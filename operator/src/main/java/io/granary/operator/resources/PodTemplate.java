@@ -13,6 +13,8 @@ import java.util.Map;
 
 /** The pod template of a node StatefulSet: labels, placement, the config volume, the node ServiceAccount. */
 final class PodTemplate {
+  /** The user the image runs as (deploy/docker/Dockerfile, the Jib profile). */
+  static final long NODE_UID = 10001;
   /** Pod annotation with the config file's hash: a change of config rolls the pods. */
   static final String CONFIG_HASH = "granary.io/config-hash";
 
@@ -37,6 +39,8 @@ final class PodTemplate {
         .withAffinity(placement.affinity)
         // Long enough for a node to finish its in-flight requests and leave as a short maintenance on SIGTERM.
         .withTerminationGracePeriodSeconds(60L)
+        // The image runs as uid 10001: fresh volumes (a PVC, a formatted local SSD) must be writable by it.
+        .withNewSecurityContext().withRunAsNonRoot(true).withFsGroup(NODE_UID).endSecurityContext()
         .withContainers(container)
         .withVolumes(volumes)
         .endSpec()

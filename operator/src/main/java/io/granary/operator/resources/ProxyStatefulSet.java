@@ -12,17 +12,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The proxies' StatefulSet. Pod 0 starts as the primary and the others join it: the pods share one template, so
- * the command picks by the pod's ordinal (a shell {@code if}), the only per-pod difference.
+ * The proxies' StatefulSet. Every proxy runs the same command: the primary is whichever holds the cluster's Lease
+ * ({@code --k8s-lease}, docs/cluster-map.md), and the map and bucket metadata live in its ConfigMap, so a new
+ * primary resumes where the last one stopped and any proxy pod can go.
  */
 public final class ProxyStatefulSet {
   static final String DATA_DIR = "/var/lib/granary";
-  /** The first primary's URL, for proxies other than pod 0. */
-  static final String PRIMARY_ENV = "GRANARY_FIRST_PRIMARY_URL";
-
-  /** Runs {@code granary proxy ARGS}, with {@code --primary} on every pod but ordinal 0. */
-  static final String LAUNCH = "if [ \"${POD_NAME##*-}\" = 0 ]; then exec granary proxy \"$@\"; "
-      + "else exec granary proxy --primary \"$" + PRIMARY_ENV + "\" \"$@\"; fi";
 
   private ProxyStatefulSet() {
   }
@@ -30,8 +25,10 @@ public final class ProxyStatefulSet {
   public static StatefulSet desired(GranaryCluster c) {
     ProxySpec p = c.getSpec().proxy;
     Container container = NodeContainer.base(c, Role.PROXY, p.port, p)
-        .withCommand("/bin/sh", "-c")
-        .withArgs(LAUNCH, "granary-proxy",
+        .withCommand("granary")
+        .withArgs("proxy",
+            "--k8s-lease", Names.lease(c),
+            "--k8s-namespace", "$(POD_NAMESPACE)",
             "--id", "$(POD_NAME)",
             "--port", Integer.toString(p.port),
             "--data", DATA_DIR,

@@ -33,7 +33,7 @@ public final class TargetStatefulSet {
     var container = NodeContainer.base(c, Role.TARGET, t.port, t)
         .withArgs("target",
             "--port", Integer.toString(t.port),
-            "--primary", Names.firstPrimaryUrl(c),
+            "--primary", Names.proxiesUrl(c),
             "--mountpath", mountpaths,
             "--public-url", "http://$(POD_NAME)." + Names.targets(c) + ".$(POD_NAMESPACE).svc:" + t.port);
     for (Mountpath m : t.mountpaths) {

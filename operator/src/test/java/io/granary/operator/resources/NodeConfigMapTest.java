@@ -11,14 +11,22 @@ class NodeConfigMapTest {
   private final GranaryCluster c = Fixtures.cluster("gc", "ns1", 3);
 
   @Test
-  void desired_writesOverridesSortedOnePerLine() {
-    c.getSpec().config.put("rebalance-bandwidth", "64MiB");
+  void desired_writesOverridesAsYaml_sortedOnePerLine_roleSettingsInTheirSection() {
+    c.getSpec().config.put("target.rebalance-bandwidth", "64MiB");
     c.getSpec().config.put("head-timeout", "10s");
+    c.getSpec().config.put("proxy.s3-redirect", "true");
+    c.getSpec().config.put("target.weight", "say \"2\"\n");
     ConfigMap m = NodeConfigMap.desired(c);
 
     assertThat(m.getMetadata().getName()).isEqualTo("gc-config");
-    assertThat(m.getData().get("granary.properties"))
-        .endsWith("head-timeout=10s\nrebalance-bandwidth=64MiB\n");
+    assertThat(m.getData().get("granary.yaml")).endsWith("""
+        head-timeout: "10s"
+        proxy:
+          s3-redirect: "true"
+        target:
+          rebalance-bandwidth: "64MiB"
+          weight: "say \\"2\\"\\n"
+        """);
   }
 
   @Test
@@ -41,6 +49,6 @@ class NodeConfigMapTest {
 
     assertThat(pod.getVolumes()).anySatisfy(v -> assertThat(v.getConfigMap().getName()).isEqualTo("gc-config"));
     assertThat(ProxyStatefulSetTest.env(pod.getContainers().get(0), "GRANARY_CONFIG").getValue())
-        .isEqualTo("/etc/granary/granary.properties");
+        .isEqualTo("/etc/granary/granary.yaml");
   }
 }

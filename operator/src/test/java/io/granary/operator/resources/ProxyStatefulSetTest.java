@@ -13,7 +13,7 @@ class ProxyStatefulSetTest {
   private final GranaryCluster c = Fixtures.cluster("gc", "ns1", 3);
 
   @Test
-  void desired_runsProxiesWithFirstPodAsPrimary() {
+  void desired_runsEveryProxyAlike_thePrimaryByLease() {
     c.getSpec().proxy.replicas = 2;
     StatefulSet s = ProxyStatefulSet.desired(c);
 
@@ -23,15 +23,15 @@ class ProxyStatefulSetTest {
     assertThat(s.getSpec().getServiceName()).isEqualTo("gc-proxy");
     Container k = s.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(k.getImage()).isEqualTo("granary:test");
-    assertThat(k.getCommand()).containsExactly("/bin/sh", "-c");
-    assertThat(k.getArgs().get(0)).contains("exec granary proxy \"$@\"")
-        .contains("--primary \"$GRANARY_FIRST_PRIMARY_URL\"");
-    assertThat(k.getArgs()).containsSequence("--port", "51080").containsSequence("--id", "$(POD_NAME)")
+    assertThat(k.getCommand()).containsExactly("granary");
+    assertThat(k.getArgs().get(0)).isEqualTo("proxy");
+    assertThat(k.getArgs()).containsSequence("--k8s-lease", "gc-primary")
+        .containsSequence("--k8s-namespace", "$(POD_NAMESPACE)").doesNotContain("--primary")
+        .containsSequence("--port", "51080").containsSequence("--id", "$(POD_NAME)")
         .containsSequence("--public-url", "http://$(POD_NAME).gc-proxy.$(POD_NAMESPACE).svc:51080");
-    assertThat(env(k, "GRANARY_FIRST_PRIMARY_URL").getValue())
-        .isEqualTo("http://gc-proxy-0.gc-proxy.ns1.svc:51080");
-    // A proxy would read GRANARY_PRIMARY_URL as --primary, pod 0 included.
+    // A proxy would read GRANARY_PRIMARY_URL as --primary.
     assertThat(k.getEnv()).extracting(EnvVar::getName).doesNotContain("GRANARY_PRIMARY_URL");
+    assertThat(s.getSpec().getTemplate().getSpec().getSecurityContext().getFsGroup()).isEqualTo(10001L);
   }
 
   @Test

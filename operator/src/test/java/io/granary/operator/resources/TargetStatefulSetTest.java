@@ -23,12 +23,12 @@ class TargetStatefulSetTest {
   }
 
   @Test
-  void desired_joinsTheFirstPrimaryAndAdvertisesItsPodName() {
+  void desired_joinsThroughTheProxiesServiceAndAdvertisesItsPodName() {
     Container k = TargetStatefulSet.desired(c, 3).getSpec().getTemplate().getSpec().getContainers().get(0);
 
     assertThat(k.getArgs()).startsWith("target").containsSequence("--port", "51081")
         .containsSequence("--public-url", "http://$(POD_NAME).gc-target.$(POD_NAMESPACE).svc:51081")
-        .containsSequence("--primary", "http://gc-proxy-0.gc-proxy.ns1.svc:51080")
+        .containsSequence("--primary", "http://gc-proxy.ns1.svc:51080")
         .doesNotContain("--id");
     assertThat(k.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/v1/health/ready");
     assertThat(k.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/v1/health");
