@@ -69,6 +69,12 @@ class ReadinessIT {
     try (SingleNode proxy = SingleNode.start(port, DIR.resolve("logs/p1.log"), proxyArgs(DIR.resolve("proxy")))) {
       awaitAlive(proxy.url());
 
+      // Alive before it holds its own first map (it binds its port first, then names itself in the map): until
+      // then it is not ready for that reason; then for the one that stays until a target joins.
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        Http.Reply r = ready(proxy.url());
+        return r.status() == 503 && reasons(r).stream().findFirst().orElse("").startsWith("no target is active");
+      });
       Http.Reply noTargets = ready(proxy.url());
       assertThat(noTargets.status()).isEqualTo(503);
       assertThat(noTargets.header("Retry-After")).contains("1");
