@@ -57,6 +57,22 @@ final class Dataset {
     return Content.bytes(seed * 1_000_003L + i, sizes.get(i));
   }
 
+  /**
+   * Every object reads back byte-exact through {@code cluster}'s proxy, and each is on its HRW owner and mountpath
+   * only: what a rebalance that ended must leave.
+   */
+  void assertIntact(io.granary.it.support.TestCluster cluster, String bucket) throws Exception {
+    for (int i = 0; i < size(); i++) {
+      Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), bucket,
+          name(i)))).GET());
+      org.assertj.core.api.Assertions.assertThat(r.status()).as(name(i)).isEqualTo(200);
+      org.assertj.core.api.Assertions.assertThat(crc(r.body())).as(name(i)).isEqualTo(crc(i));
+    }
+    io.granary.clustermap.bucket.Bucket b = io.granary.clustermap.bucket.Bucket.local(bucket);
+    OnDisk.assertExactly(OnDisk.files(cluster, cluster.targetIds(), b),
+        OnDisk.expected(cluster, cluster.map(), b, OnDisk.bucketId(cluster, bucket), names()));
+  }
+
   List<String> names() {
     return List.copyOf(names);
   }

@@ -4,15 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.NodeState;
-import io.granary.clustermap.bucket.Bucket;
-import io.granary.it.support.Http;
-import io.granary.it.support.Names;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -71,7 +65,7 @@ class RebalanceCrashIT {
     assertThat(resumed.path("sent").asLong() + resumed.path("kept").asLong()).as(resumed.toString())
         .isEqualTo(resumed.path("to_move").asLong());
     assertThat(resumed.path("to_move").asLong()).isLessThanOrEqualTo(cut.path("to_move").asLong());
-    assertIntact();
+    data.assertIntact(cluster, BUCKET);
   }
 
   @Test
@@ -91,22 +85,9 @@ class RebalanceCrashIT {
 
     JsonNode end = Rebalances.awaitEnd(cluster, id, Duration.ofMinutes(3));
     assertThat(end.path("state").asText()).as(end.toString()).isEqualTo("succeeded");
-    assertIntact();
+    data.assertIntact(cluster, BUCKET);
   }
 
-  /** Every object reads back byte-exact, and is on its HRW owner and mountpath only. */
-  private static void assertIntact() throws Exception {
-    for (int i = 0; i < data.size(); i++) {
-      Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), BUCKET,
-          data.name(i)))).GET());
-      assertThat(r.status()).as(data.name(i)).isEqualTo(200);
-      assertThat(Dataset.crc(r.body())).as(data.name(i)).isEqualTo(data.crc(i));
-    }
-    ClusterMap map = cluster.map();
-    Bucket b = Bucket.local(BUCKET);
-    OnDisk.assertExactly(OnDisk.files(cluster, cluster.targetIds(), b),
-        OnDisk.expected(cluster, map, b, OnDisk.bucketId(cluster, BUCKET), data.names()));
-  }
 
   private static long awaitNewRebalance(long before) {
     await().atMost(Duration.ofSeconds(30)).until(() -> Rebalances.latest(cluster).id() > before);
