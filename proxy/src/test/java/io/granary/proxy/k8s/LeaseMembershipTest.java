@@ -107,7 +107,10 @@ class LeaseMembershipTest {
         .until(() -> rec.primaryUrl().equals(other.role().primaryUrl()));
 
     first.membership().close(); // releases the Lease
-    await("the other takes over").atMost(Duration.ofSeconds(30)).until(() -> other.role().primary());
+    // It is primary once it has won the Lease; its record of the takeover may land a moment later.
+    await("the other takes over and records it").atMost(Duration.ofSeconds(30)).until(() -> other.role().primary()
+        && ConfigMapMetadataStore.read(client, "test", "granary-metadata").orElseThrow().primaryId()
+            .equals(other.holder().nodeId()));
     var next = ConfigMapMetadataStore.read(client, "test", "granary-metadata").orElseThrow();
     assertThat(next.primaryId()).isEqualTo(other.holder().nodeId());
     assertThat(next.metadata().map().epoch()).isEqualTo(2);
