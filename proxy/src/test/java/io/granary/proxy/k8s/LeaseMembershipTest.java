@@ -95,7 +95,10 @@ class LeaseMembershipTest {
     a.membership().start();
     b.membership().start();
 
-    await("a primary").atMost(Duration.ofSeconds(30)).until(() -> a.role().primary() || b.role().primary());
+    // A candidate is primary once it has won the Lease; its record of the takeover may land a moment later.
+    await("a primary, recorded").atMost(Duration.ofSeconds(30)).until(() -> (a.role().primary()
+        || b.role().primary()) && ConfigMapMetadataStore.read(client, "test", "granary-metadata")
+            .filter(r -> r.primaryId() != null).isPresent());
     Candidate first = a.role().primary() ? a : b;
     Candidate other = first == a ? b : a;
     assertThat(other.role().primary()).isFalse();
@@ -107,7 +110,6 @@ class LeaseMembershipTest {
         .until(() -> rec.primaryUrl().equals(other.role().primaryUrl()));
 
     first.membership().close(); // releases the Lease
-    // It is primary once it has won the Lease; its record of the takeover may land a moment later.
     await("the other takes over and records it").atMost(Duration.ofSeconds(30)).until(() -> other.role().primary()
         && ConfigMapMetadataStore.read(client, "test", "granary-metadata").orElseThrow().primaryId()
             .equals(other.holder().nodeId()));
