@@ -139,6 +139,14 @@ class ClusterChartTest {
   }
 
   @Test
+  void imagePullSecrets_reachTheResource_validAgainstTheCrd() {
+    JsonNode spec = spec(cluster(Rendered.template(template("values.yaml").set("imagePullSecrets[0].name", "regcred"))));
+    assertThat(spec.at("/imagePullSecrets/0/name").asText()).isEqualTo("regcred");
+    assertThat(CRD.validateSpec((ObjectNode) spec)).isEmpty();
+    assertThat(spec(cluster(Rendered.template(template("values.yaml")))).has("imagePullSecrets")).isFalse();
+  }
+
+  @Test
   void badSpecs_areRefusedByTheCrdSchema() {
     ObjectNode good = (ObjectNode) spec(cluster(Rendered.template(template("values-gke.yaml"))));
     assertThat(CRD.validateSpec(good)).isEmpty();

@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * A cluster whose proxies do not answer yet (a loopback port nobody listens on), as right after a create: the real
@@ -38,5 +39,10 @@ public final class UnreachableCluster implements ClusterLocator {
   @Override
   public Optional<Node> target(ClusterMap map, GranaryCluster cluster, int ordinal) {
     return Optional.empty();
+  }
+
+  @Override
+  public OptionalInt proxyOrdinal(GranaryCluster cluster, Node proxy) {
+    return OptionalInt.empty();
   }
 }

@@ -10,10 +10,11 @@ import io.granary.operator.customresource.GranaryCluster;
 import io.granary.proxy.auth.Credentials;
 import java.net.http.HttpClient;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The operator's view of a local cluster the test runs as its "pods": the proxy's loopback URL instead of the
- * headless Service, and target pod ordinal I played by local target t(I+1) instead of a DNS name. The client is the
+ * headless Service, and target pod ordinal I played by local target t(I+1) (and proxy pod I by p(I+1)) instead of a DNS name. The client is the
  * operator's own.
  */
 final class LocalClusterLocator implements ClusterLocator {
@@ -32,6 +33,14 @@ final class LocalClusterLocator implements ClusterLocator {
   @Override
   public Optional<Node> target(ClusterMap map, GranaryCluster c, int ordinal) {
     return Optional.ofNullable(map.targets().get(localId(ordinal)));
+  }
+
+  /** Proxy pod ordinal I is played by local proxy p(I+1). */
+  @Override
+  public OptionalInt proxyOrdinal(GranaryCluster c, Node proxy) {
+    String id = proxy.id();
+    return id.matches("p[1-9][0-9]{0,3}") ? OptionalInt.of(Integer.parseInt(id.substring(1)) - 1)
+        : OptionalInt.empty();
   }
 
   static String localId(int ordinal) {

@@ -18,6 +18,7 @@ import io.granary.clustermap.NodeState;
 import io.granary.it.s3.S3Support;
 import io.granary.it.support.Content;
 import io.granary.it.support.Resources;
+import io.granary.it.support.SingleNode;
 import io.granary.it.support.TestCluster;
 import io.granary.operator.GranaryOperator;
 import io.granary.operator.customresource.GranaryCluster;
@@ -47,7 +48,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * apply) with the real JOSDK operator; the cluster side is a real local cluster (1 proxy, 3 targets, signed native
  * API) that the test runs as the pods, playing the kubelet: it starts a target when the target StatefulSet grows
  * and stops one when it shrinks. Scaling up must end with the rebalance finished in the status; scaling down must
- * decommission each target and wait until it is drained before its pod goes, losing no object.
+ * decommission each target and wait until it is drained before its pod goes, losing no object; a proxy scaled
+ * away must leave the map once its pod stopped (the test runs a second proxy process as proxy pod 1).
  */
 @EnableKubernetesMockClient(crud = true)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -159,6 +161,61 @@ class OperatorIT {
 
   @Test
   @Order(4)
+  void proxyScaleDown_removedProxyLeavesTheMapOnceItsPodStopped_andMayComeBack() throws Exception {
+    edit(c -> c.getSpec().proxy.replicas = 2);
+    await().untilAsserted(() -> assertThat(sts(NAME + "-proxy").getSpec().getReplicas()).isEqualTo(2));
+    try (SingleNode p2 = startProxy("p2")) { // the kubelet starts proxy pod 1
+      await().until(() -> cluster.map().proxies().containsKey("p2")
+          && cluster.map().proxies().get("p2").state() == NodeState.ACTIVE);
+      kubeletReady(2, 2);
+      await().untilAsserted(() -> assertThat(status().phase).isEqualTo("Running"));
+
+      edit(c -> c.getSpec().proxy.replicas = 1);
+      await().untilAsserted(() -> assertThat(sts(NAME + "-proxy").getSpec().getReplicas()).isEqualTo(1));
+      // Its pod still runs (terminating, finishing requests): the operator waits, and says so.
+      await().untilAsserted(() -> {
+        GranaryClusterStatus s = status();
+        assertThat(s.phase).isEqualTo("ScalingDown");
+        assertThat(condition(s, "ScaleDownBlocked").getMessage()).contains("p2");
+      });
+      assertThat(cluster.map().proxies()).containsKey("p2");
+    } // the kubelet stops pod 1
+    kubeletReady(1, 2);
+
+    await().untilAsserted(() -> {
+      assertThat(cluster.map().proxies()).containsOnlyKeys("p1");
+      assertThat(status().phase).isEqualTo("Running");
+    });
+    assertThat(cluster.map().retired()).as("a proxy held no data: its ordinal may come back").doesNotContain("p2");
+    assertEveryObjectReads();
+
+    // Scaled up again, the pod at that ordinal joins under the same id.
+    edit(c -> c.getSpec().proxy.replicas = 2);
+    try (SingleNode p2 = startProxy("p2")) {
+      await().until(() -> cluster.map().proxies().containsKey("p2")
+          && cluster.map().proxies().get("p2").state() == NodeState.ACTIVE);
+      kubeletReady(2, 2);
+      await().untilAsserted(() -> assertThat(status().phase).isEqualTo("Running"));
+      edit(c -> c.getSpec().proxy.replicas = 1);
+      await().untilAsserted(() -> assertThat(sts(NAME + "-proxy").getSpec().getReplicas()).isEqualTo(1));
+    }
+    kubeletReady(1, 2);
+    await().untilAsserted(() -> assertThat(cluster.map().proxies()).containsOnlyKeys("p1"));
+  }
+
+  /** A non-primary proxy joined to the cluster, as proxy pod I = p(I+1) would be. */
+  private static SingleNode startProxy(String id) throws Exception {
+    int port = TestCluster.freePortRange(1);
+    return SingleNode.start(port, cluster.dir().resolve("logs/" + id + ".log"),
+        List.of("proxy", "--id", id, "--data", cluster.dir().resolve(id).toString(), "--primary", cluster.endpoint(),
+            "--native-auth=true"),
+        Map.of("GRANARY_CLUSTER_SECRET", cluster.local().clusterSecret(),
+            "GRANARY_ACCESS_KEY", cluster.credentials().accessKey(),
+            "GRANARY_SECRET_KEY", cluster.credentials().secretKey()));
+  }
+
+  @Test
+  @Order(5)
   void scaleDown_ofATargetThatIsDown_waitsForItAndKeepsItsPod() throws Exception {
     cluster.local().kill("t2"); // pod 1 crashed: its objects are on its disks only
     await().until(() -> cluster.map().targets().get("t2").state() == NodeState.OFFLINE);
@@ -178,7 +235,7 @@ class OperatorIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void delete_removesTheResourceAndLeavesTheClusterRunning() throws Exception {
     client.resources(GranaryCluster.class).inNamespace(NS).withName(NAME).delete();
 
@@ -242,7 +299,11 @@ class OperatorIT {
 
   /** The kubelet's and StatefulSet controller's part: every pod of both sets running and ready. */
   private static void kubeletReady(int targets) {
-    for (var e : Map.of(NAME + "-proxy", 1, NAME + "-target", targets).entrySet()) {
+    kubeletReady(1, targets);
+  }
+
+  private static void kubeletReady(int proxies, int targets) {
+    for (var e : Map.of(NAME + "-proxy", proxies, NAME + "-target", targets).entrySet()) {
       StatefulSet s = sts(e.getKey());
       s.setStatus(new StatefulSetStatusBuilder().withReplicas(e.getValue()).withReadyReplicas(e.getValue())
           .withCurrentRevision("r1").withUpdateRevision("r1").build());

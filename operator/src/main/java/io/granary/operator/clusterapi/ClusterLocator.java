@@ -5,6 +5,7 @@ import io.granary.clustermap.Node;
 import io.granary.operator.customresource.GranaryCluster;
 import io.granary.proxy.auth.Credentials;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Where a GranaryCluster's API is and which cluster-map target a target pod is. In Kubernetes
@@ -21,4 +22,10 @@ public interface ClusterLocator {
    * joined, or its target left the map).
    */
   Optional<Node> target(ClusterMap map, GranaryCluster cluster, int ordinal);
+
+  /**
+   * The pod ordinal that proxy node {@code proxy} runs in, or empty when it is not one of this cluster's proxy pods
+   * (a proxy the operator does not manage is never removed by it).
+   */
+  OptionalInt proxyOrdinal(GranaryCluster cluster, Node proxy);
 }

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The operator running in the Kubernetes cluster: the API through the proxies' headless Service, and a target pod
@@ -26,6 +27,12 @@ public final class InClusterLocator implements ClusterLocator {
   public Optional<Node> target(ClusterMap map, GranaryCluster cluster, int ordinal) {
     String host = Names.targetHost(cluster, ordinal);
     return map.targets().values().stream().filter(n -> host.equals(hostOf(n.url()))).findFirst();
+  }
+
+  /** Proxies run with {@code --id $(POD_NAME)}: {@code NAME-proxy-I}. */
+  @Override
+  public OptionalInt proxyOrdinal(GranaryCluster cluster, Node proxy) {
+    return Names.proxyOrdinal(cluster, proxy.id());
   }
 
   private static String hostOf(String url) {

@@ -2,6 +2,7 @@ package io.granary.operator.customresource;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +19,10 @@ public class GranaryClusterSpec {
 
   @JsonPropertyDescription("Image pull policy (Always, IfNotPresent, Never); default: Kubernetes' own.")
   public String imagePullPolicy;
+
+  @JsonPropertyDescription("Secrets the kubelet pulls the image with (a private registry), as in a pod spec: "
+      + "[{name: regcred}].")
+  public List<LocalObjectReference> imagePullSecrets = new ArrayList<>();
 
   @JsonPropertyDescription("The proxies: the S3 and native API front door, holders of the cluster map.")
   public ProxySpec proxy = new ProxySpec();

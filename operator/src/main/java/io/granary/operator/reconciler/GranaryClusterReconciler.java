@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Brings a GranaryCluster's objects to its spec and reports what it sees. Each pass: check the spec (a bad one is a
  * condition, and nothing is changed), apply the owned objects, decide the target count (scale-down waits for the
- * cluster, see {@link TargetScaling}), write the status. While something is in motion it looks again shortly;
+ * cluster, see {@link TargetScaling}; removed proxies leave the map, see {@link ProxyScaling}), write the status. While something is in motion it looks again shortly;
  * StatefulSet changes wake it too. Cleanup (the finalizer) deletes the target volumes only when the spec says so.
  */
 @ControllerConfiguration(name = "granarycluster")
@@ -114,8 +114,9 @@ public final class GranaryClusterReconciler implements Reconciler<GranaryCluster
     }
     TargetScaling.Decision d = new TargetScaling(locator).decide(c, current, map, api);
     StatefulSet targets = applier.apply(TargetStatefulSet.desired(c, d.replicas()));
+    ProxyScaling.Step proxySteps = new ProxyScaling(locator).step(c, map, api);
 
-    observed(c, status, d, proxies, targets, map, now);
+    observed(c, status, d, proxySteps, proxies, targets, map, now);
     c.setStatus(status);
     boolean busy = !"Running".equals(status.phase) || map == null;
     return UpdateControl.patchStatus(c).rescheduleAfter(busy ? BUSY_POLL : STEADY_POLL);
@@ -137,7 +138,7 @@ public final class GranaryClusterReconciler implements Reconciler<GranaryCluster
 
   /** The status fields and conditions from what this pass saw and decided. */
   private static void observed(GranaryCluster c, GranaryClusterStatus status, TargetScaling.Decision d,
-      StatefulSet proxies, StatefulSet targets, ClusterMap map, Instant now) {
+      ProxyScaling.Step proxySteps, StatefulSet proxies, StatefulSet targets, ClusterMap map, Instant now) {
     long generation = status.observedGeneration;
     status.targets = d.replicas();
     status.readyProxies = ready(proxies);
@@ -146,18 +147,21 @@ public final class GranaryClusterReconciler implements Reconciler<GranaryCluster
       status.mapVersion = map.version();
       status.rebalance = map.rebalance() == null ? null : map.rebalance().state().wireName();
     }
-    scalingConditions(c, status, d, map, generation, now);
+    String detail = d.detail() != null || !proxySteps.pending() ? d.detail()
+        : "proxies leaving the map: " + String.join(", ", proxySteps.waiting());
+    scalingConditions(c, status, d, detail, map, generation, now);
     boolean rolling = rolling(proxies) || rolling(targets);
     Conditions.set(status, Conditions.UPGRADED, !rolling, rolling ? "RollingUpdate" : "AllPodsCurrent",
         rolling ? "pods are being replaced one at a time" : "", generation, now);
     status.phase = d.phase() != null ? d.phase()
+        : proxySteps.pending() ? "ScalingDown"
         : rolling ? "Upgrading"
         : status.readyProxies < c.getSpec().proxy.replicas || status.readyTargets < d.replicas() ? "Creating"
         : "Running";
   }
 
-  private static void scalingConditions(GranaryCluster c, GranaryClusterStatus status, TargetScaling.Decision d, ClusterMap map,
-      long generation, Instant now) {
+  private static void scalingConditions(GranaryCluster c, GranaryClusterStatus status, TargetScaling.Decision d,
+      String detail, ClusterMap map, long generation, Instant now) {
     if (d.blocked() != null) {
       boolean news = Conditions.find(status.conditions, Conditions.SCALE_DOWN_BLOCKED)
           .map(x -> !"True".equals(x.getStatus()) || !d.blocked().equals(x.getMessage())).orElse(true);
@@ -167,8 +171,8 @@ public final class GranaryClusterReconciler implements Reconciler<GranaryCluster
       Conditions.set(status, Conditions.SCALE_DOWN_BLOCKED, true, "DecommissionRefused", d.blocked(), generation,
           now);
     } else {
-      Conditions.set(status, Conditions.SCALE_DOWN_BLOCKED, false, "NotBlocked",
-          d.detail() == null ? "" : d.detail(), generation, now);
+      Conditions.set(status, Conditions.SCALE_DOWN_BLOCKED, false, "NotBlocked", detail == null ? "" : detail,
+          generation, now);
     }
     if (map == null) {
       return; // what the rebalance does is unknown: keep the last word

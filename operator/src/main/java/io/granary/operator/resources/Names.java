@@ -1,6 +1,7 @@
 package io.granary.operator.resources;
 
 import io.granary.operator.customresource.GranaryCluster;
+import java.util.OptionalInt;
 
 /** Names of everything a cluster owns, and the DNS names its pods reach each other by. */
 public final class Names {
@@ -48,6 +49,22 @@ public final class Names {
   /** The host name target pod {@code ordinal} advertises: {@code NAME-target-I.NAME-target.NS.svc}. */
   public static String targetHost(GranaryCluster c, int ordinal) {
     return targets(c) + "-" + ordinal + "." + targets(c) + "." + c.getMetadata().getNamespace() + ".svc";
+  }
+
+  /** The ordinal of proxy pod {@code podName} ({@code NAME-proxy-I}, also the proxy's id), or empty. */
+  public static OptionalInt proxyOrdinal(GranaryCluster c, String podName) {
+    String prefix = proxies(c) + "-";
+    if (podName == null || !podName.startsWith(prefix) || podName.length() == prefix.length()
+        || podName.length() - prefix.length() > 9) {
+      return OptionalInt.empty();
+    }
+    String digits = podName.substring(prefix.length());
+    for (int i = 0; i < digits.length(); i++) {
+      if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
+        return OptionalInt.empty();
+      }
+    }
+    return OptionalInt.of(Integer.parseInt(digits));
   }
 
   /** The S3 and native API endpoint inside the Kubernetes cluster. */

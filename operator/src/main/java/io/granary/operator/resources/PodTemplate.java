@@ -34,6 +34,7 @@ final class PodTemplate {
         .endMetadata()
         .withNewSpec()
         .withServiceAccountName(Names.nodeAccount(c))
+        .withImagePullSecrets(c.getSpec().imagePullSecrets.isEmpty() ? null : c.getSpec().imagePullSecrets)
         .withNodeSelector(placement.nodeSelector.isEmpty() ? null : placement.nodeSelector)
         .withTolerations(placement.tolerations.isEmpty() ? null : placement.tolerations)
         .withAffinity(placement.affinity)

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.granary.operator.Fixtures;
 import io.granary.operator.customresource.GranaryCluster;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ProxyStatefulSetTest {
@@ -32,6 +34,27 @@ class ProxyStatefulSetTest {
     // A proxy would read GRANARY_PRIMARY_URL as --primary.
     assertThat(k.getEnv()).extracting(EnvVar::getName).doesNotContain("GRANARY_PRIMARY_URL");
     assertThat(s.getSpec().getTemplate().getSpec().getSecurityContext().getFsGroup()).isEqualTo(10001L);
+  }
+
+  @Test
+  void desired_pullsWithTheSpecsSecrets_onBothRoles() {
+    assertThat(ProxyStatefulSet.desired(c).getSpec().getTemplate().getSpec().getImagePullSecrets()).isNullOrEmpty();
+    c.getSpec().imagePullSecrets.add(new LocalObjectReference("regcred"));
+
+    for (StatefulSet s : List.of(ProxyStatefulSet.desired(c), TargetStatefulSet.desired(c, 1))) {
+      assertThat(s.getSpec().getTemplate().getSpec().getImagePullSecrets()).extracting(LocalObjectReference::getName)
+          .as(s.getMetadata().getName()).containsExactly("regcred");
+    }
+  }
+
+  @Test
+  void proxyOrdinal_isReadFromThePodName_andNothingElse() {
+    assertThat(Names.proxyOrdinal(c, "gc-proxy-0")).hasValue(0);
+    assertThat(Names.proxyOrdinal(c, "gc-proxy-12")).hasValue(12);
+    for (String other : new String[] {"gc-proxy-", "gc-proxy-x", "gc-proxy-1a", "gc-target-1", "other-proxy-1", "p1",
+        "gc-proxy-99999999999"}) {
+      assertThat(Names.proxyOrdinal(c, other)).as(other).isEmpty();
+    }
   }
 
   @Test

@@ -239,8 +239,9 @@ public final class ClusterAuthority {
       return md;
     }
     if (n.role() == NodeRole.PROXY && state == NodeState.DECOMMISSIONING) {
+      // Not retired: it held no data, so a proxy pod that comes back at the same ordinal (a scale-up) may rejoin.
       log.info("node={} proxy {} decommissioned: it leaves the map", holder.nodeId(), id);
-      return publish(new ClusterMetadata(md.map().retire(id), md.buckets()));
+      return publish(new ClusterMetadata(md.map().without(id), md.buckets()));
     }
     ClusterMap next = md.map().withNode(n.withState(state));
     if (n.role() == NodeRole.TARGET && n.state().inPlacement() && !state.inPlacement()) {

@@ -304,6 +304,21 @@ class ClusterAuthorityTest {
   }
 
   @Test
+  void decommissionedProxy_leavesTheMapAtOnce_andMayJoinAgain() throws IOException {
+    bootstrapWithTargets("t1");
+    ClusterMetadata before = authority.join(new NodeRegistration("p2", NodeRole.PROXY, DEAD_URL, 0));
+    ClusterMetadata gone = authority.setState("p2", NodeState.DECOMMISSIONING);
+    assertThat(gone.map().proxies()).containsOnlyKeys("p1");
+    assertThat(gone.map().retired()).as("a proxy held no data: not retired").isEmpty();
+    assertThat(gone.map().rebalance()).as("no rebalance for a proxy").isEqualTo(before.map().rebalance());
+    assertThat(persisted()).isEqualTo(gone);
+
+    // The pod at that ordinal comes back (scaled up again): it joins under the same id.
+    assertThat(authority.join(new NodeRegistration("p2", NodeRole.PROXY, DEAD_URL, 0)).map().proxies())
+        .containsKeys("p1", "p2");
+  }
+
+  @Test
   void join_sameIdOtherRole_isRefused() {
     bootstrapWithTargets("t1");
     assertInvalidState(() -> authority.join(new NodeRegistration("t1", NodeRole.PROXY, DEAD_URL, 0)));
