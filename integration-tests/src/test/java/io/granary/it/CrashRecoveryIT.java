@@ -63,6 +63,11 @@ class CrashRecoveryIT {
     return all;
   }
 
+  private static void signal(String name, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(pid)).inheritIO().start();
+    assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0).as("kill -%s %d", name, pid).isTrue();
+  }
+
   @Test
   void killDashNineDuringPuts_acknowledgedObjectsSurviveByteExact_noTornObjects_noWorkFiles() throws Exception {
     ClusterMap map = cluster.map();
@@ -108,12 +113,19 @@ class CrashRecoveryIT {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     org.awaitility.Awaitility.await("PUTs acknowledged before the kill").atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(20)).until(() -> acked.size() >= 150);
-    // Kill at a moment when a PUT is provably half-written: its work file exists.
+    // Kill at a moment when a PUT is provably half-written: its work file exists. The target is frozen (SIGSTOP)
+    // while we look, so the PUT cannot complete between the look and the kill.
+    long pid = cluster.local().process(VICTIM).pid();
     int workFilesAtKill = 0;
-    while (workFilesAtKill == 0 && System.nanoTime() < deadline) {
+    while (System.nanoTime() < deadline) {
+      signal("STOP", pid);
       workFilesAtKill = workFiles(VICTIM).size();
+      if (workFilesAtKill > 0) {
+        break;
+      }
+      signal("CONT", pid);
     }
-    cluster.local().kill(VICTIM); // SIGKILL with PUTs in flight
+    cluster.local().kill(VICTIM); // SIGKILL with PUTs in flight (a stopped process dies too)
     assertThat(workFilesAtKill).as("work files of in-flight PUTs when killed").isPositive();
     assertThat(workFiles(VICTIM)).as("work files left by the dead process").isNotEmpty();
     stop.set(true);
