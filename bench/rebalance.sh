@@ -526,9 +526,10 @@ tp_round() {
 # ------------------------------------------------------------------------------------------------ reader
 # The foreground client of the p99 part: a fixed schedule of READ_RATE GETs per second (open loop: a request's
 # latency counts from when it was due, so a stalled server is not hidden by a client that waits for it), each a
-# native GET through the proxy whose 307 is followed to the owner, over keep-alive connections, READ_THREADS at
-# once at most. One line per request: due, sent, 307 received, done (epoch seconds), status, bytes, owner
-# host:port, name, and for a failed GET the start of the answer's body (or the client's exception).
+# native GET through the proxy whose 307 is followed to the owner (and on, up to 3 redirects in all, as the owner may
+# send it to the object's previous owner while it moves), over keep-alive connections, READ_THREADS at once at most.
+# One line per request: due, sent, 307 received, done (epoch seconds), status, bytes, owner host:port, name,
+# redirects followed (1: the proxy's only), and for a failed GET the start of the answer's body (or the client's exception).
 cat >"$WORK/reader.py" <<'EOF'
 import http.client, queue, random, signal, sys, threading, time, urllib.parse
 
@@ -589,22 +590,25 @@ def read(proxy, bucket, names_file, rate, threads, out_path, seed):
                 return
             due, name = item
             sent = time.time()
-            redirected, status, n, owner, head = 0.0, 0, 0, "-", b""
+            redirected, status, n, owner, head, hops = 0.0, 0, 0, "-", b"", 0
             try:
                 st, loc, _, head = get(conns, u.hostname, u.port, "/v1/objects/%s/%s" % (bucket, urllib.parse.quote(name)))
                 redirected = time.time()
                 status = st
-                if st == 307:
+                hops = 0
+                while status == 307 and hops < 3:  # the owner may send it on to the object's holder, and back
                     l = urllib.parse.urlsplit(loc)
-                    owner = "%s:%d" % (l.hostname, l.port)
-                    status, _, n, head = get(conns, l.hostname, l.port, l.path + ("?" + l.query if l.query else ""))
+                    if hops == 0:
+                        owner = "%s:%d" % (l.hostname, l.port)
+                    hops += 1
+                    status, loc, n, head = get(conns, l.hostname, l.port, l.path + ("?" + l.query if l.query else ""))
             except Exception as e:  # counted as an error (status 0)
                 status = 0
                 head = repr(e).encode()
             done = time.time()
             detail = " ".join(head.decode("utf-8", "replace").split()) if status != 200 else ""
             with lock:
-                out.write("%.6f\t%.6f\t%.6f\t%.6f\t%d\t%d\t%s\t%s\t%s\n" % (due, sent, redirected, done, status, n, owner, name, detail))
+                out.write("%.6f\t%.6f\t%.6f\t%.6f\t%d\t%d\t%s\t%s\t%d\t%s\n" % (due, sent, redirected, done, status, n, owner, name, hops, detail))
 
     pool = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
     for t in pool:
@@ -978,6 +982,8 @@ def lat_stats(rows, t_ref=0.0, urls={}):
         "service_p50_ms": r3(pct(svc, 50)), "service_p99_ms": r3(pct(svc, 99)),
         "redirect_p50_ms": r3(pct(red, 50)), "redirect_p99_ms": r3(pct(red, 99)),
         "late_starts": sum(1 for x in ok if x["sent"] - x["due"] > 0.005),  # waited > 5 ms for a free reader thread
+        # GETs the owner sent on to the object's previous owner (get-from-neighbor by redirect): 2 redirects or more
+        "sent_to_holder": sum(1 for x in ok if x.get("hops", 1) >= 2),
     }
 
 def p99_round(r):
@@ -988,8 +994,8 @@ def p99_round(r):
     for line in open(r["reads"]):
         f = line.rstrip("\n").split("\t")
         rows.append({"due": float(f[0]), "sent": float(f[1]), "redirected": float(f[2]), "done": float(f[3]),
-                     "status": int(f[4]), "bytes": int(f[5]), "owner": f[6], "name": f[7],
-                     "detail": f[8] if len(f) > 8 else ""})
+                     "status": int(f[4]), "bytes": int(f[5]), "owner": f[6], "name": f[7], "hops": int(f[8]),
+                     "detail": f[9] if len(f) > 9 else ""})
     before = dict(l.rstrip("\n").split("\t") for l in open(r["hot_before"]) if l.strip())
     after = dict(l.rstrip("\n").split("\t") for l in open(r["hot_after"]) if l.strip())
     urls = r["target_urls"]

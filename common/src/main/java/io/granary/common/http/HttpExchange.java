@@ -57,6 +57,7 @@ public final class HttpExchange {
   private final RequestPath path;
   private Map<String, List<String>> query;
   private ErrorRenderer errorRenderer = ErrorRenderer.JSON;
+  private java.util.function.UnaryOperator<ErrorRenderer> errorOverride; // see overrideErrors
 
   // Event-loop state.
   private boolean responseStarted;
@@ -325,13 +326,14 @@ public final class HttpExchange {
       log.error("node={} {} {}: internal error", nodeId, request.method(), request.uri(), t);
       e = new InternalErrorException("internal error: " + t, t);
     }
-    FullHttpResponse r = errorRenderer.render(e, this);
+    ErrorRenderer renderer = errorOverride == null ? errorRenderer : errorOverride.apply(errorRenderer);
+    FullHttpResponse r = renderer.render(e, this);
     if (request.method().equals(HttpMethod.HEAD)) {
       FullHttpResponse head = r.replace(Unpooled.EMPTY_BUFFER); // keep headers, drop body
       r.release(); // replace() does not release the JSON body it dropped
       r = head;
     }
-    String code = errorRenderer.code(e);
+    String code = renderer.code(e);
     FullHttpResponse response = r;
     onLoop(() -> {
       if (!responseStarted) {
@@ -364,6 +366,15 @@ public final class HttpExchange {
   /** Renders this exchange's errors with {@code renderer} (e.g. S3 XML) instead of the native JSON form. */
   public void useErrorRenderer(ErrorRenderer renderer) {
     this.errorRenderer = renderer;
+  }
+
+  /**
+   * Renders errors through {@code override} applied to whichever renderer the handlers set, before or after this
+   * call: a step in front of a handler can change some answers (say, a redirect instead of a 404) while the handler
+   * still picks the API's error format.
+   */
+  public void overrideErrors(java.util.function.UnaryOperator<ErrorRenderer> override) {
+    this.errorOverride = override;
   }
 
   /** The allocator of this connection, for building answers. */

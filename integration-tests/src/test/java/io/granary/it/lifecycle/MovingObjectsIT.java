@@ -37,8 +37,10 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 /**
  * Objects that have not reached their new owner yet, against real processes: with sending capped at 512 KiB/s a
  * third target's share takes long to arrive, and meanwhile HEAD, GET and S3 CopyObject of objects still on their
- * previous owner answer as if they had moved (from 16 KiB relayed from that owner, smaller ones brought first),
- * and a DELETE of one stays deleted (the copy in flight does not bring it back). Then a short maintenance (no rebalance) answers 503 with Retry-After for its target's objects.
+ * previous owner answer as if they had moved: native reads that followed the proxy's 307 are sent on to the previous
+ * owner by another (and back once the object has left it), S3 reads through the proxy are relayed from that owner
+ * from 16 KiB (smaller ones brought first), and a DELETE of one stays deleted (the copy in flight does not bring it
+ * back). Then a short maintenance (no rebalance) answers 503 with Retry-After for its target's objects.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MovingObjectsIT {
@@ -104,8 +106,8 @@ class MovingObjectsIT {
       assertThat(get.status()).as("GET %s", data.name(i)).isEqualTo(200);
       assertThat(Dataset.crc(get.body())).isEqualTo(data.crc(i));
     }
-    // A read of an object not yet moved and at least --neighbor-relay-size large is relayed from the previous owner,
-    // whose own read answers ranges and conditions; the copy is brought to the new owner meanwhile.
+    // A read of an object not yet moved is answered by the previous owner's own read handler (ranges, conditions);
+    // the copy is brought to the new owner meanwhile.
     List<Integer> relayed = moving.subList(60, 90).stream().filter(i -> data.content(i).length >= 16 << 10).limit(5)
         .toList();
     assertThat(relayed).isNotEmpty();
@@ -123,6 +125,39 @@ class MovingObjectsIT {
       ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(data.name(i)));
       assertThat(Dataset.crc(got.asByteArray())).as("S3 GET %s", data.name(i)).isEqualTo(data.crc(i));
     }
+    // A native client that followed the proxy's 307 to the new owner is sent on to the previous owner by another
+    // 307, whatever the size; once the object has left that target, the same URL sends the client back to the owner.
+    String toHolder = null;
+    int viaHolder = -1;
+    for (int i : moving.subList(100, 200)) {
+      String atOwner = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
+          BUCKET, data.name(i)))).GET()).header("location").orElseThrow();
+      assertThat(atOwner).startsWith(cluster.targetUrl("t3"));
+      Http.Reply owner = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(atOwner)).GET());
+      if (owner.status() == 307) {
+        toHolder = owner.header("location").orElseThrow();
+        viaHolder = i;
+        break;
+      }
+      assertThat(owner.status()).as("GET %s on its new owner: %s", data.name(i), owner.bodyText()).isEqualTo(200);
+      assertThat(Dataset.crc(owner.body())).isEqualTo(data.crc(i)); // it had arrived already
+    }
+    assertThat(toHolder).as("an object not yet moved, read by redirect").isNotNull()
+        .doesNotStartWith(cluster.targetUrl("t3")).contains("granary-neighbor=t3");
+    Http.Reply fromHolder = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(toHolder)).GET());
+    assertThat(fromHolder.status()).as("GET %s from its previous owner", data.name(viaHolder)).isEqualTo(200);
+    assertThat(Dataset.crc(fromHolder.body())).isEqualTo(data.crc(viaHolder));
+    String stale = toHolder;
+    Http.Reply back = Awaitility.await("the object leaves its previous owner").atMost(Duration.ofSeconds(60))
+        .until(() -> Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(stale)).GET()),
+            r -> r.status() == 307);
+    assertThat(back.header("location").orElseThrow()).startsWith(cluster.targetUrl("t3"))
+        .contains("granary-neighbor-miss=1");
+    Http.Reply again = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(back.header("location")
+        .orElseThrow())).GET());
+    assertThat(again.status()).as("back on the owner, which now holds it").isEqualTo(200);
+    assertThat(Dataset.crc(again.body())).isEqualTo(data.crc(viaHolder));
+
     assertThat(neighborReads(cluster.targetUrl("t3"))).as("reads relayed from the previous owners")
         .isGreaterThan(0);
     List<String> read = moving.subList(30, 60).stream().map(data::name).toList();

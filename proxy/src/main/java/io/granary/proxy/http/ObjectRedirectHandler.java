@@ -2,6 +2,7 @@ package io.granary.proxy.http;
 
 import io.granary.clustermap.Node;
 import io.granary.common.auth.ClusterSigner;
+import io.granary.common.api.ClusterQueryParams;
 import io.granary.common.api.GranaryHeaders;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.http.HttpExchange;
@@ -33,7 +34,7 @@ final class ObjectRedirectHandler implements RequestHandler {
     cluster.requireBucket(addr.bucket());
     ClusterMetadataHolder.Snapshot s = cluster.require();
     Node owner = ObjectOwner.require(s, addr.bucket(), addr.name());
-    String query = ex.path().rawQuery();
+    String query = ClusterQueryParams.without(ex.path().rawQuery()); // a client's would be forged
     // The map version this redirect was decided by: a target that holds an older one waits for it first.
     String uri = ex.path().raw() + "?" + (query.isEmpty() ? "" : query + "&") + GranaryHeaders.MAP_VERSION_PARAM + "="
         + s.map().version();

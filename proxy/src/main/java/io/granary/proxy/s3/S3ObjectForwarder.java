@@ -7,6 +7,7 @@ import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.InvalidNameException;
 import io.granary.clustermap.bucket.ObjectName;
 import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.api.ClusterQueryParams;
 import io.granary.common.api.GranaryHeaders;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.error.BadRequestException;
@@ -147,7 +148,7 @@ public final class S3ObjectForwarder {
 
   /**
    * The query without presigned-URL parameters (SigV4's X-Amz-*, SigV2's AWSAccessKeyId, Expires and Signature),
-   * which authenticated the client at the proxy.
+   * which authenticated the client at the proxy, and without the cluster's own ({@link ClusterQueryParams}).
    */
   static String stripAuthParams(String rawQuery) {
     if (rawQuery.isEmpty()) {
@@ -155,7 +156,7 @@ public final class S3ObjectForwarder {
     }
     StringBuilder sb = new StringBuilder();
     for (String p : rawQuery.split("&")) {
-      if (!p.regionMatches(true, 0, "X-Amz-", 0, 6) && !isSigV2Param(p)) {
+      if (!p.regionMatches(true, 0, "X-Amz-", 0, 6) && !isSigV2Param(p) && !ClusterQueryParams.isClusterParam(p)) {
         sb.append(sb.length() == 0 ? "" : "&").append(p);
       }
     }

@@ -9,6 +9,7 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.storage.ObjectStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,6 +77,11 @@ public final class NeighborLookup {
    */
   public void warmUp(String url) {
     client.get(url + "/v1/health", java.util.Map.class).exceptionally(err -> null);
+  }
+
+  /** Node {@code id} in the map this target holds, if it is there. */
+  Optional<Node> node(String id) {
+    return cluster.snapshot().flatMap(s -> s.map().node(id));
   }
 
   /** The version of the cluster map this target holds (0: none yet). */

@@ -1,5 +1,6 @@
 package io.granary.target.rebalance;
 
+import io.granary.clustermap.Node;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ServiceUnavailableException;
@@ -19,10 +20,10 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.time.Clock;
-import io.granary.clustermap.Node;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -39,8 +40,10 @@ import java.util.concurrent.CompletableFuture;
  *       usual (404, or a cold GET for a remote bucket); when a target that may hold it cannot answer, the push is
  *       awaited, and a local bucket's object is 503 with Retry-After rather than a wrong 404. An object deleted
  *       here while objects move is never relayed.</li>
+ *   <li>A native client that followed a proxy's redirect is instead redirected to the holder, whatever the
+ *       object's size ({@link NeighborRedirect}): nothing passes through this target while it moves.</li>
  *   <li>A read relayed by another target ({@link NeighborRelay#isNeighborRead}) is answered from what is here or
- *       404, whether or not the map is settled.</li>
+ *       404, whether or not the map is settled; a redirected client whose object has left goes back to its owner.</li>
  *   <li>DELETE first records a tombstone here (so a copy still in flight cannot bring the object back), then removes
  *       the copies other targets hold, then deletes as usual.</li>
  * </ul>
@@ -53,6 +56,7 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
   private final BoundedExecutor disk;
   private final Clock clock;
   private final NeighborRelay.Via relays;
+  private final NeighborRedirect redirects;
   private final long relaySize;
 
   /**
@@ -72,6 +76,7 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
     this.disk = disk;
     this.clock = Clock.systemUTC();
     this.relays = new NeighborRelay.Via(self, pool, signer, stats);
+    this.redirects = new NeighborRedirect(self, signer);
     this.relaySize = relaySize;
   }
 
@@ -88,8 +93,14 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
           fetchFirst(ex, req); // the copies a delete could not reach are refused when they arrive, never served
           return;
         }
-        neighbors.fetch(req.bucket(), req.name(), relaySize).whenComplete((found, err) -> ex.onLoop(() -> {
-          if (err == null && found.found() == NeighborLookup.Found.RELAY) {
+        boolean redirect = NeighborRedirect.applies(ex);
+        // A client that follows redirects is sent to the holder whatever the size; others wait for a small object.
+        long relayFrom = redirect ? 0 : relaySize;
+        neighbors.fetch(req.bucket(), req.name(), relayFrom).whenComplete((found, err) -> ex.onLoop(() -> {
+          if (err == null && found.found() == NeighborLookup.Found.RELAY && redirect) {
+            relays.stats().neighborRead();
+            redirects.toHolder(ex, found.holder());
+          } else if (err == null && found.found() == NeighborLookup.Found.RELAY) {
             relay(ex, req, found.holder());
           } else {
             answer(ex, req, err == null ? found.found() : null);
@@ -236,8 +247,18 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
       if (readsObject() && NeighborRelay.isNeighborRead(ex)) {
         // Another target relays this read: answer from what is here, never from a remote or a neighbor.
         ObjectApi.ObjectRequest req = api.read(ex);
+        Optional<Node> owner = NeighborRedirect.isRedirectedRead(ex)
+            ? neighbors.node(NeighborRedirect.owner(ex)) : Optional.empty();
         if (store.stat(req.bucket(), req.name()) == null) {
+          if (owner.isPresent()) {
+            redirects.backToOwner(ex, owner.get()); // it has arrived there meanwhile: the client reads it there
+            return;
+          }
           throw api.notFound(ex, req);
+        }
+        if (owner.isPresent()) {
+          Node to = owner.get();
+          ex.overrideErrors(inner -> redirects.backToOwnerOnMiss(ex, to, inner)); // it may leave meanwhile
         }
         proceed(ex);
         return;

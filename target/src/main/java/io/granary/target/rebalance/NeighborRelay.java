@@ -162,8 +162,11 @@ final class NeighborRelay implements RequestHandler {
     gone = true;
   }
 
-  /** Whether a request is a neighbor's relayed read (see {@link GranaryHeaders#NEIGHBOR_READ}). */
+  /**
+   * Whether a request is a neighbor's relayed read (see {@link GranaryHeaders#NEIGHBOR_READ}), or a client's read
+   * that a neighbor redirected here ({@link NeighborRedirect}).
+   */
   static boolean isNeighborRead(HttpExchange ex) {
-    return ex.request().headers().contains(GranaryHeaders.NEIGHBOR_READ);
+    return ex.request().headers().contains(GranaryHeaders.NEIGHBOR_READ) || NeighborRedirect.isRedirectedRead(ex);
   }
 }

@@ -1,0 +1,34 @@
+package io.granary.common.api;
+
+import java.util.Locale;
+
+/**
+ * Query parameters named {@code granary-*} belong to the cluster: nodes add them to the redirects they hand out (the
+ * map version, get-from-neighbor markers, the URL signature) and a target trusts them only under a cluster
+ * signature. A proxy drops any a client sent before it redirects or relays the request, as it drops the cluster's
+ * headers, so a client cannot steer how a target answers.
+ */
+public final class ClusterQueryParams {
+  static final String PREFIX = "granary-";
+
+  private ClusterQueryParams() {}
+
+  /** Whether one {@code name[=value]} piece of a raw query is a cluster parameter. */
+  public static boolean isClusterParam(String piece) {
+    return piece.regionMatches(true, 0, PREFIX, 0, PREFIX.length());
+  }
+
+  /** {@code rawQuery} without the cluster's parameters (the empty string when nothing is left). */
+  public static String without(String rawQuery) {
+    if (rawQuery.isEmpty() || !rawQuery.toLowerCase(Locale.ROOT).contains(PREFIX)) {
+      return rawQuery;
+    }
+    StringBuilder sb = new StringBuilder();
+    for (String p : rawQuery.split("&")) {
+      if (!p.isEmpty() && !isClusterParam(p)) {
+        sb.append(sb.length() == 0 ? "" : "&").append(p);
+      }
+    }
+    return sb.toString();
+  }
+}
