@@ -7,6 +7,7 @@ import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpServer;
+import io.granary.common.http.LoopbackWarmUp;
 import io.granary.common.http.Transport;
 import io.granary.common.membership.ClusterJoiner;
 import io.granary.common.membership.ReadinessHandler;
@@ -72,6 +73,9 @@ public final class TargetNode implements GracefulStop {
   private static final Logger log = LoggerFactory.getLogger(TargetNode.class);
   /** Longest wait for the primary's answer to a graceful stop's leave: the node stops anyway. */
   private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(5);
+  /** What a fresh target asks itself before joining (see {@link LoopbackWarmUp}): health, readiness, an object read. */
+  private static final List<String> WARM_UP_PATHS = List.of("/v1/health", "/v1/health/ready",
+      ApiPaths.OBJECTS + "granary-warm-up/warm-up");
 
   private final String id;
   private final String url;
@@ -257,8 +261,12 @@ public final class TargetNode implements GracefulStop {
     ShortLeave leave = new ShortLeave(id, holder, client, cfg.primaryUrl(),
         () -> store.mountpaths().stream().map(Mountpath::systemDir).toList(), scheduler);
     neighbors.warmUp(cfg.primaryUrl());
-    // Before joining: a joining target is sent its share at once and verifies every byte of it.
+    // Before joining: a joining target is sent its share at once and verifies every byte of it, and is sent the
+    // reads of what it owns now; its request path should not be loading classes then.
     log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
+    LoopbackWarmUp.Result warm = LoopbackWarmUp.run(client, LoopbackWarmUp.baseUrl(cfg.host(), server.port()),
+        WARM_UP_PATHS, 300, 8, 3000);
+    log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
     joiner.start();
     leave.returnAfterRestart(); // after a graceful stop: active again once registered
     rebalancer.start();

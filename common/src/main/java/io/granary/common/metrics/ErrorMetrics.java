@@ -29,7 +29,7 @@ final class ErrorMetrics {
   ErrorMetrics(PrometheusRegistry registry, Labels node) {
     errors = Counter.builder().name("granary_errors_total")
         .help("Error answers by the code in their body (S3 code for S3 requests, native code otherwise)")
-        .constLabels(node).labelNames("code").register(registry);
+        .constLabels(node).labelNames("code").withoutExemplars().register(registry);
     other = errors.labelValues(OTHER);
   }
 

@@ -79,7 +79,7 @@ public final class NodeMetrics {
    */
   public Histogram histogram(String name, String help, double[] upperBounds, String... labelNames) {
     return Histogram.builder().name("granary_" + name).help(help).unit(Unit.SECONDS).constLabels(nodeLabel)
-        .labelNames(labelNames).classicOnly().classicUpperBounds(upperBounds).register(registry);
+        .labelNames(labelNames).classicOnly().classicUpperBounds(upperBounds).withoutExemplars().register(registry);
   }
 
   /**

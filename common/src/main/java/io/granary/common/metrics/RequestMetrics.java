@@ -39,16 +39,19 @@ public final class RequestMetrics implements ExchangeListener {
   private final CounterDataPoint[] responseBytes = new CounterDataPoint[OTHER + 1];
   private final ErrorMetrics errors;
 
+  // Every metric here is updated on the event loops for each request: no exemplars (we have no traces to link, and
+  // sampling them looked for a span context on every update; on a fresh JVM its first use stalled a loop ~90 ms).
   RequestMetrics(PrometheusRegistry registry, Labels node) {
     requests = Counter.builder().name("granary_requests_total").help("HTTP requests answered, by method and status")
-        .constLabels(node).labelNames("method", "status").register(registry);
+        .constLabels(node).labelNames("method", "status").withoutExemplars().register(registry);
     Histogram latency = Histogram.builder().name("granary_request_duration_seconds")
         .help("Time from a request's head to the end of its answer's write").unit(Unit.SECONDS)
-        .constLabels(node).labelNames("method").classicOnly().classicUpperBounds(BUCKETS).register(registry);
+        .constLabels(node).labelNames("method").classicOnly().classicUpperBounds(BUCKETS).withoutExemplars()
+        .register(registry);
     Counter in = Counter.builder().name("granary_request_body_bytes_total").help("Request body bytes received")
-        .unit(Unit.BYTES).constLabels(node).labelNames("method").register(registry);
+        .unit(Unit.BYTES).constLabels(node).labelNames("method").withoutExemplars().register(registry);
     Counter out = Counter.builder().name("granary_response_body_bytes_total").help("Response body bytes sent")
-        .unit(Unit.BYTES).constLabels(node).labelNames("method").register(registry);
+        .unit(Unit.BYTES).constLabels(node).labelNames("method").withoutExemplars().register(registry);
     errors = new ErrorMetrics(registry, node);
     for (int i = 0; i <= OTHER; i++) {
       duration[i] = latency.labelValues(METHOD_LABELS[i]);

@@ -92,7 +92,9 @@ class HttpServerDrainTest {
     assertThat(drained).as("waits for the request in flight").isNotDone();
 
     inFlight.sendJson(HttpResponseStatus.OK, Map.of("slow", true));
-    assertThat(readResponse(busy.getInputStream())).startsWith("http/1.1 200").contains("connection: close");
+    // Whether the answer also says "Connection: close" depends on whether the drain has reached this connection's
+    // event loop before the answer started (the idle one's loop may be served first); either way it is the last.
+    assertThat(readResponse(busy.getInputStream())).startsWith("http/1.1 200");
     assertThat(busy.getInputStream().read()).as("closed after its last answer").isEqualTo(-1);
     assertThat(drained.get(10, TimeUnit.SECONDS)).as("connections left open").isZero();
     idle.close();
