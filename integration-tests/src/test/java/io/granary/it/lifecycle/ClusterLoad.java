@@ -66,13 +66,17 @@ final class ClusterLoad implements AutoCloseable {
     }
   }
 
-  /** GETs an object through the proxy and its 307, as a native client does, checking status and every byte. */
+  /**
+   * GETs an object through the proxy and its 307, as a native client does, checking status and every byte. While
+   * objects move, the owner may redirect once more, to the target still holding the object, and that one back:
+   * at most three redirects in all.
+   */
   private void check(String name, long crc) {
     reads.incrementAndGet();
     String url = Names.url(endpoint, bucket, name);
     try {
       HttpResponse<InputStream> r = get(url);
-      if (r.statusCode() == 307) {
+      for (int hops = 0; r.statusCode() == 307 && hops < 3; hops++) {
         r.body().close();
         url = r.headers().firstValue("location").orElseThrow();
         r = get(url);

@@ -18,6 +18,7 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.http.StorageErrors;
 import io.granary.target.http.WritePreconditions;
 import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.OffLoopWrites;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.Relocation;
 import io.granary.target.storage.WriteCondition;
@@ -27,6 +28,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -201,7 +203,7 @@ public final class TransportRoutes {
    * with a newer map than this target's (this target may have just joined) is held back until the map is here.
    */
   private final class Receive implements RequestHandler {
-    private PutOperation op;
+    private OffLoopWrites op; // the copy's work file, written on the disk pool
     private byte[] record;   // the record leading the body, while it arrives
     private int recordRead;
     private boolean refused; // answered with an error before the body ended
@@ -277,7 +279,8 @@ public final class TransportRoutes {
             + "object's size " + meta.size());
       }
       try {
-        op = rebalancer.relocation().beginReceive(target.bucket(), target.name(), meta);
+        op = new OffLoopWrites(rebalancer.relocation().beginReceive(target.bucket(), target.name(), meta),
+            disk::execute, ex);
       } catch (Exception e) {
         throw StorageErrors.of("receiving " + target.name(), e);
       }
@@ -325,14 +328,23 @@ public final class TransportRoutes {
         ex.sendError(BadRequestException.invalidArgument("the body ended inside the object's record"));
         return;
       }
-      PutOperation put = op;
+      OffLoopWrites writes = op;
       op = null;
       Relocation relocation = rebalancer.relocation();
       BoundedExecutor pool = ObjectTransport.FOREGROUND.equals(ex.header(ObjectTransport.PRIORITY_HEADER)) ? urgent
           : disk;
-      pool.submit(() -> relocation.commitReceived(put, meta, atime, condition)).whenComplete((outcome, err) -> {
+      AtomicReference<PutOperation> put = new AtomicReference<>();
+      writes.end().thenCompose(p -> {
+        put.set(p);
+        return pool.submit(() -> relocation.commitReceived(p, meta, atime, condition));
+      }).whenComplete((outcome, err) -> {
         if (err != null) {
-          put.discard();
+          PutOperation p = put.get();
+          if (p != null) {
+            p.discard();
+          } else {
+            writes.abort(); // a write failed: the work file goes
+          }
           ex.sendError(StorageErrors.of("committing received " + target.name(), ControlClient.cause(err)));
           return;
         }
@@ -349,10 +361,10 @@ public final class TransportRoutes {
       aborted = true;
       early.forEach(HttpContent::release);
       early.clear();
-      PutOperation put = op;
+      OffLoopWrites writes = op;
       op = null;
-      if (put != null) {
-        disk.execute(put::discard);
+      if (writes != null) {
+        writes.abort();
       }
     }
   }
