@@ -162,14 +162,7 @@ class OperatorIT {
   @Test
   @Order(4)
   void proxyScaleDown_removedProxyLeavesTheMapOnceItsPodStopped_andMayComeBack() throws Exception {
-    edit(c -> c.getSpec().proxy.replicas = 2);
-    await().untilAsserted(() -> assertThat(sts(NAME + "-proxy").getSpec().getReplicas()).isEqualTo(2));
-    try (SingleNode p2 = startProxy("p2")) { // the kubelet starts proxy pod 1
-      await().until(() -> cluster.map().proxies().containsKey("p2")
-          && cluster.map().proxies().get("p2").state() == NodeState.ACTIVE);
-      kubeletReady(2, 2);
-      await().untilAsserted(() -> assertThat(status().phase).isEqualTo("Running"));
-
+    try (SingleNode p2 = twoProxies()) {
       edit(c -> c.getSpec().proxy.replicas = 1);
       await().untilAsserted(() -> assertThat(sts(NAME + "-proxy").getSpec().getReplicas()).isEqualTo(1));
       // Its pod still runs (terminating, finishing requests): the operator waits, and says so.
@@ -190,17 +183,29 @@ class OperatorIT {
     assertEveryObjectReads();
 
     // Scaled up again, the pod at that ordinal joins under the same id.
-    edit(c -> c.getSpec().proxy.replicas = 2);
-    try (SingleNode p2 = startProxy("p2")) {
-      await().until(() -> cluster.map().proxies().containsKey("p2")
-          && cluster.map().proxies().get("p2").state() == NodeState.ACTIVE);
-      kubeletReady(2, 2);
-      await().untilAsserted(() -> assertThat(status().phase).isEqualTo("Running"));
+    try (SingleNode p2 = twoProxies()) {
       edit(c -> c.getSpec().proxy.replicas = 1);
       await().untilAsserted(() -> assertThat(sts(NAME + "-proxy").getSpec().getReplicas()).isEqualTo(1));
     }
     kubeletReady(1, 2);
     await().untilAsserted(() -> assertThat(cluster.map().proxies()).containsOnlyKeys("p1"));
+  }
+
+  /** Scales proxies to 2: the kubelet starts proxy pod 1 (p2), which joins; returns once the cluster is Running. */
+  private static SingleNode twoProxies() throws Exception {
+    edit(c -> c.getSpec().proxy.replicas = 2);
+    await().untilAsserted(() -> assertThat(sts(NAME + "-proxy").getSpec().getReplicas()).isEqualTo(2));
+    SingleNode p2 = startProxy("p2");
+    try {
+      await().until(() -> cluster.map().proxies().containsKey("p2")
+          && cluster.map().proxies().get("p2").state() == NodeState.ACTIVE);
+      kubeletReady(2, 2);
+      await().untilAsserted(() -> assertThat(status().phase).isEqualTo("Running"));
+      return p2;
+    } catch (Exception | AssertionError e) {
+      p2.close();
+      throw e;
+    }
   }
 
   /** A non-primary proxy joined to the cluster, as proxy pod I = p(I+1) would be. */

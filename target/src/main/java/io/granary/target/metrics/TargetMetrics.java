@@ -189,7 +189,7 @@ public final class TargetMetrics {
     m.counter("rebalance_failures", "Objects this target could not move to their owners (rebalance walks, "
         + "handoffs); a walk that failed outright counts one", s::failures);
     m.counter("rebalance_neighbor_reads", "Reads of objects not yet moved here that the target still holding them "
-        + "answered, relayed through this one (get-from-neighbor)", s::neighborReads);
+        + "answered, relayed through this one or redirected there (get-from-neighbor)", s::neighborReads);
     m.gauge("rebalance_walking", "1 while a rebalance walk runs on this target, else 0",
         () -> rebalancer.walking() ? 1 : 0);
     m.gauge("rebalance_remaining_bytes", "Bytes the running rebalance walk found to move and has not sent yet (0 "
