@@ -68,11 +68,12 @@ final class Galois {
 
   /**
    * Multiplies eight field elements packed in a long by 2 (the "xtime" of AES): shift each byte left one bit and
-   * reduce the bytes whose top bit fell off by the polynomial. Branch-free and lane-independent, so loops of it
-   * over {@code long[]} are vectorised by the JIT.
+   * reduce the bytes whose top bit fell off by the polynomial. {@code (c << 8) - c} turns each such byte's carry
+   * bit into 0xFF without borrowing across bytes. Branch-free and lane-independent, so loops of it over
+   * {@code long[]} are vectorised by the JIT.
    */
   static long times2(long v) {
     long carry = (v >>> 7) & 0x0101010101010101L;
-    return ((v & 0x7F7F7F7F7F7F7F7FL) << 1) ^ carry ^ (carry << 2) ^ (carry << 3) ^ (carry << 4);
+    return ((v << 1) & 0xFEFEFEFEFEFEFEFEL) ^ (((carry << 8) - carry) & 0x1D1D1D1D1D1D1D1DL);
   }
 }
