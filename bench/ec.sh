@@ -3,7 +3,8 @@
 # classes) against klauspost/reedsolomon (bench/ec, the library AIStore uses; SIMD assembly: AVX2, AVX-512, GFNI),
 # both on one thread pinned to one core. Per code (D+P): encode, and decode (rebuild P lost data shards from the
 # others), in MB/s of data (10^6 bytes of the D data shards per second). Interleaved: each round runs every code
-# with both implementations, the order alternating; medians over ROUNDS rounds, and the ratio ours/klauspost.
+# with ours and each klauspost variant (NATIVE_SIMD: all the CPU's SIMD, the reference of the goal; AVX2 at most;
+# pure Go), the order alternating; medians over ROUNDS rounds, and the ratios ours/klauspost.
 #
 # Prints one JSON document on stdout and writes it to bench/results/ec-<timestamp>.json.
 # Progress goes to stderr. See bench/README.md for the knobs and the JSON fields.
@@ -15,6 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CODES="${CODES:-4+2 10+4}"                # the codes, D+P each
 SHARD_BYTES="${SHARD_BYTES:-1048576}"     # bytes per shard in one encode or decode call
 ROUNDS="${ROUNDS:-5}"                     # rounds; medians reported (at least 3 for a figure worth quoting)
+NATIVE_SIMD="${NATIVE_SIMD:-auto avx2 none}" # klauspost variants: auto (every SIMD path; required), avx2, none
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-3}"   # timed seconds per measurement (after a third of that as warm-up)
 CPU="${CPU:-0}"                           # the core both run on (taskset); empty: not pinned
 BUILD="${BUILD:-1}"                       # 1: ./mvnw test-compile of erasure-code first (incremental); 0: use its classes
@@ -44,6 +46,10 @@ for c in $CODES; do
   d=${BASH_REMATCH[1]} p=${BASH_REMATCH[2]}
   ((d >= 1 && p >= 1 && d + p <= 256)) || die "code $c: need 1 <= D, 1 <= P and D+P <= 256"
 done
+for m in $NATIVE_SIMD; do
+  [[ " auto avx2 none " == *" $m "* ]] || die "unknown variant '$m' in NATIVE_SIMD (auto avx2 none)"
+done
+[[ " $NATIVE_SIMD " == *" auto "* ]] || die "NATIVE_SIMD must include auto, the reference of the goal (got '$NATIVE_SIMD')"
 [[ -z "$CPU" ]] || is_uint "$CPU" || die "CPU must be a core number or empty, got '$CPU'"
 pin=()
 if [[ -n "$CPU" ]]; then
@@ -90,15 +96,22 @@ run_ours() {
 }
 run_native() {
   GOMAXPROCS=1 "${pin[@]}" "$WORK/ecref" bench -data "$1" -parity "$2" -shard-bytes "$SHARD_BYTES" \
-    -seconds "$SECONDS_PER_RUN"
+    -seconds "$SECONDS_PER_RUN" -simd "$3"
 }
+order_odd="ours"
+for m in $NATIVE_SIMD; do order_odd="$order_odd native_$m"; done
+order_even="$(tr ' ' '\n' <<<"$order_odd" | tac | xargs)"
 for ((round = 1; round <= ROUNDS; round++)); do
   for c in $CODES; do
     d=${c%+*} p=${c#*+}
-    if ((round % 2)); then order="ours native"; else order="native ours"; fi
+    if ((round % 2)); then order="$order_odd"; else order="$order_even"; fi
     for impl in $order; do
       load="$(cut -d' ' -f1 /proc/loadavg)"
-      line="$(run_"$impl" "$d" "$p")" || die "$impl $c failed in round $round"
+      if [[ "$impl" == ours ]]; then
+        line="$(run_ours "$d" "$p")" || die "ours $c failed in round $round"
+      else
+        line="$(run_native "$d" "$p" "${impl#native_}")" || die "klauspost (${impl#native_}) $c failed in round $round"
+      fi
       printf '%s\n' "$line" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r.update(round=int(sys.argv[1]), which=sys.argv[2], loadavg_before=float(sys.argv[3])); print(json.dumps(r))' \
         "$round" "$impl" "$load" >>"$RUNS"
       log "round $round/$ROUNDS $c $impl: $line"
@@ -115,7 +128,8 @@ git_rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 git_dirty="$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null | head -1)"
 export BENCH_DIR="$here" BENCH_RUNS="$RUNS" BENCH_STAMP="$stamp" BENCH_GIT="$git_rev${git_dirty:+-dirty}" \
   BENCH_JAVA="$(java -version 2>&1 | head -1)" BENCH_GO="$("$GO" version)" BENCH_SECS="$(($(date +%s) - T0))" \
-  BENCH_LOAD_START="$loadavg_start" BENCH_LOAD_END="$loadavg_end" CODES SHARD_BYTES ROUNDS SECONDS_PER_RUN CPU JVM_OPTS
+  BENCH_LOAD_START="$loadavg_start" BENCH_LOAD_END="$loadavg_end" CODES SHARD_BYTES ROUNDS SECONDS_PER_RUN CPU JVM_OPTS \
+  NATIVE_SIMD
 python3 - >"$result_file" <<'PY'
 import json, os, statistics, sys
 
@@ -135,17 +149,19 @@ def cpu_flags():
         pass
     return []
 
+variants = ["native_" + m for m in E["NATIVE_SIMD"].split()]
 codes = []
 for code in E["CODES"].split():
     d, p = (int(x) for x in code.split("+"))
     entry = {"code": code, "data": d, "parity": p}
     for op in ("encode", "decode"):
         figures = {}
-        for which in ("ours", "native"):
+        for which in ["ours"] + variants:
             xs = [r[op + "_mb_s"] for r in runs if r["which"] == which and r["data"] == d and r["parity"] == p]
             figures[which] = {"median_mb_s": round(statistics.median(xs), 1), "runs_mb_s": xs}
-        ratio = round(figures["ours"]["median_mb_s"] / figures["native"]["median_mb_s"], 3)
-        entry[op] = {**figures, "ratio_ours_vs_native": ratio, "goal_met": ratio >= GOAL}
+        ratios = {"ratio_ours_vs_" + w: round(figures["ours"]["median_mb_s"] / figures[w]["median_mb_s"], 3)
+                  for w in variants}
+        entry[op] = {**figures, **ratios, "goal_met": ratios["ratio_ours_vs_native_auto"] >= GOAL}
     codes.append(entry)
 
 doc = {
@@ -157,12 +173,16 @@ doc = {
                    "decode": "the first P data shards lost, rebuilt from the rest"},
     "machine": {**host_facts(), "cpu_flags": cpu_flags(), "java": E["BENCH_JAVA"], "go": E["BENCH_GO"],
                 "granary_git": E["BENCH_GIT"], "loadavg_start": E["BENCH_LOAD_START"], "loadavg_end": E["BENCH_LOAD_END"]},
-    "summary": {c["code"]: {op: {"ours_mb_s": c[op]["ours"]["median_mb_s"], "native_mb_s": c[op]["native"]["median_mb_s"],
-                                 "ratio": c[op]["ratio_ours_vs_native"]} for op in ("encode", "decode")} for c in codes},
+    "summary": {c["code"]: {op: {"ours_mb_s": c[op]["ours"]["median_mb_s"],
+                                 **{w + "_mb_s": c[op][w]["median_mb_s"] for w in variants},
+                                 "ratio": c[op]["ratio_ours_vs_native_auto"],
+                                 **{"ratio_vs_" + w: c[op]["ratio_ours_vs_" + w] for w in variants if w != "native_auto"}}
+                            for op in ("encode", "decode")} for c in codes},
     "goal_min_ratio": GOAL,
     "goal_met_all": all(c[op]["goal_met"] for c in codes for op in ("encode", "decode")),
     "codes": codes,
-    "native": "github.com/klauspost/reedsolomon v1.14.2, GOMAXPROCS=1",
+    "native": "github.com/klauspost/reedsolomon v1.14.2, GOMAXPROCS=1; native_auto: every SIMD path the CPU has "
+              "(the goal's reference), native_avx2: GFNI and AVX-512 off, native_none: pure Go",
     "seconds": int(E["BENCH_SECS"]),
     "runs": runs,
 }
@@ -175,6 +195,9 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 for code, ops in doc["summary"].items():
     for op, f in ops.items():
-        print(f"[ec] {code} {op}: ours {f['ours_mb_s']} MB/s, klauspost {f['native_mb_s']} MB/s, ratio {f['ratio']}")
+        others = ", ".join(f"{k[:-5].replace('native_', 'klauspost ')} {v}" for k, v in f.items()
+                           if k.startswith("native_") and k != "native_auto_mb_s")
+        print(f"[ec] {code} {op}: ours {f['ours_mb_s']} MB/s, klauspost {f['native_auto_mb_s']} MB/s, "
+              f"ratio {f['ratio']}" + (f" (context: {others})" if others else ""))
 print(f"[ec] goal (>= {doc['goal_min_ratio']}x klauspost per core) met everywhere: {doc['goal_met_all']}; {sys.argv[1]}")
 PY

@@ -20,10 +20,22 @@ func runBench(args []string) error {
 	parity := fs.Int("parity", 2, "parity shards")
 	shardBytes := fs.Int("shard-bytes", 1<<20, "bytes per shard")
 	seconds := fs.Float64("seconds", 3, "seconds per measurement")
+	simd := fs.String("simd", "auto", "auto: every SIMD path the CPU has (GFNI, AVX-512, AVX2); avx2: AVX2 at most; none: pure Go")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	enc, err := reedsolomon.New(*data, *parity)
+	var opts []reedsolomon.Option
+	switch *simd {
+	case "auto":
+	case "avx2":
+		opts = append(opts, reedsolomon.WithGFNI(false), reedsolomon.WithAVXGFNI(false), reedsolomon.WithAVX512(false))
+	case "none":
+		opts = append(opts, reedsolomon.WithGFNI(false), reedsolomon.WithAVXGFNI(false), reedsolomon.WithAVX512(false),
+			reedsolomon.WithAVX2(false), reedsolomon.WithSSSE3(false), reedsolomon.WithSSE2(false))
+	default:
+		return fmt.Errorf("-simd must be auto, avx2 or none, got %q", *simd)
+	}
+	enc, err := reedsolomon.New(*data, *parity, opts...)
 	if err != nil {
 		return err
 	}
@@ -54,7 +66,7 @@ func runBench(args []string) error {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"impl": "klauspost/reedsolomon", "data": *data, "parity": *parity, "shard_bytes": *shardBytes,
+		"impl": "klauspost/reedsolomon", "simd": *simd, "data": *data, "parity": *parity, "shard_bytes": *shardBytes,
 		"gomaxprocs": runtime.GOMAXPROCS(0), "encode_mb_s": round1(encMBs), "decode_mb_s": round1(decMBs),
 	})
 }

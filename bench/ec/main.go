@@ -2,7 +2,7 @@
 // uses) with its default encoding matrix (Vandermonde made systematic).
 //
 //	ecref vectors DIR                      writes the shared test vectors (shard files and manifest.txt) to DIR
-//	ecref bench -data D -parity P -shard-bytes N -seconds S
+//	ecref bench -data D -parity P -shard-bytes N -seconds S [-simd auto|avx2|none]
 //	                                       prints one JSON line: encode and reconstruct MB/s of data
 //
 // bench/ec.sh runs it with GOMAXPROCS=1 for a per-core figure.
@@ -36,6 +36,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: ecref vectors DIR | ecref bench -data D -parity P -shard-bytes N -seconds S")
+	fmt.Fprintln(os.Stderr, "usage: ecref vectors DIR | ecref bench -data D -parity P -shard-bytes N -seconds S [-simd auto|avx2|none]")
 	os.Exit(2)
 }

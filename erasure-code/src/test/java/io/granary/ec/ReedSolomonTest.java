@@ -139,6 +139,17 @@ class ReedSolomonTest {
   }
 
   @Test
+  void reconstruct_moreThanPFlaggedLost_throwsNotEnoughShards_andWritesNothing() {
+    ReedSolomon rs = ReedSolomon.of(4, 2);
+    ByteBuffer[] shards = Shards.random(6, 16, 3, true);
+    byte[] before = Shards.bytes(shards[0]);
+
+    assertThatThrownBy(() -> rs.reconstruct(shards, new boolean[] {false, true, false, true, false, true}))
+        .isInstanceOf(NotEnoughShardsException.class).hasMessageContaining("3 of 6 shards available, 4 needed");
+    assertThat(Shards.bytes(shards[0])).isEqualTo(before);
+  }
+
+  @Test
   void reconstruct_nullParitySlot_isNeitherReadNorWritten() {
     ReedSolomon rs = ReedSolomon.of(4, 2);
     ByteBuffer[] shards = Shards.random(6, 40, 11, true);
