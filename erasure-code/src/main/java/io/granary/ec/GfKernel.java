@@ -61,10 +61,6 @@ final class GfKernel {
     }
   }
 
-  int outputs() {
-    return rows.length;
-  }
-
   /**
    * Writes {@code length} bytes at each output's position from {@code length} bytes at each input's position.
    * Positions and limits are left as they are. Outputs must not overlap inputs.

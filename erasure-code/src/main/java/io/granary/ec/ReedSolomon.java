@@ -91,8 +91,8 @@ public final class ReedSolomon {
       if (shards[s] != null) {
         length = length < 0 ? shards[s].remaining() : length;
         if (shards[s].remaining() != length) {
-          throw new IllegalArgumentException("shard " + s + " has " + shards[s].remaining()
-              + " bytes, shard 0.." + (s - 1) + " have " + length);
+          throw new IllegalArgumentException("shards differ in length: shard " + s + " has "
+              + shards[s].remaining() + " bytes, an earlier one " + length);
         }
       }
     }
