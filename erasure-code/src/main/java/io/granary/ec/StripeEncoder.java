@@ -38,6 +38,11 @@ public final class StripeEncoder {
     if (shards.length != data + parity) {
       throw new IllegalArgumentException("expected " + (data + parity) + " shard channels, got " + shards.length);
     }
+    for (int s = 0; s < shards.length; s++) {
+      if (shards[s] == null) {
+        throw new IllegalArgumentException("shard channel " + s + " is null");
+      }
+    }
     ByteBuffer stripe = ByteBuffer.allocateDirect(data * cellSize);
     ByteBuffer parityArea = ByteBuffer.allocateDirect(parity * cellSize);
     ByteBuffer[] dataCells = new ByteBuffer[data];

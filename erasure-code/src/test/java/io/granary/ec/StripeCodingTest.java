@@ -127,6 +127,19 @@ class StripeCodingTest {
         .isInstanceOf(EOFException.class).hasMessageContaining("shard 3 ended in stripe 1 of 2");
   }
 
+  @Test
+  void encode_nullShardChannel_throwsBeforeReading() {
+    WritableByteChannel[] shards = new WritableByteChannel[D + P];
+    for (int s = 0; s < D + P; s++) {
+      shards[s] = s == 4 ? null : Channels.newChannel(new ByteArrayOutputStream());
+    }
+    ByteArrayInputStream object = new ByteArrayInputStream(object(10));
+
+    assertThatThrownBy(() -> new StripeEncoder(rs, CELL).encode(Channels.newChannel(object), shards))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("shard channel 4 is null");
+    assertThat(object.available()).isEqualTo(10);
+  }
+
   /** FileChannels both ways, as a target uses them: object file to shard files and back, 1 MiB cells. */
   @Test
   void roundTrip_fileChannels_10plus4_bigCells(@TempDir Path dir) throws IOException {
