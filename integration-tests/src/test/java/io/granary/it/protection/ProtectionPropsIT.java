@@ -4,38 +4,53 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
+import io.granary.it.cache.RemoteBuckets;
 import io.granary.it.support.Content;
 import io.granary.it.support.GranaryCli;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
+import io.granary.testkit.S3ProxyServer;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Bucket protection properties (docs/protection.md) on three targets with two mountpaths each: set at creation and
- * later through the native API and the CLI, kept in bucket metadata on every node, and an impossible setting
+ * later through the native API (local and S3 buckets) and the CLI, kept in bucket metadata on every node, and an impossible setting
  * refused with a clear 4xx that changes nothing.
  */
 class ProtectionPropsIT {
   private static final Duration CLI = Duration.ofSeconds(60);
+  private static final String S3_BUCKET = "prot-s3";
+  private static Path work;
+  private static S3ProxyServer s3proxy;
+  private static S3Client backend;
   private static TestCluster cluster;
 
   @BeforeAll
   static void start() throws Exception {
+    work = Files.createTempDirectory("protection");
+    s3proxy = S3ProxyServer.start(work.resolve("s3proxy"));
+    backend = RemoteBuckets.backendClient(s3proxy);
+    backend.createBucket(b -> b.bucket(S3_BUCKET));
+    backend.putObject(b -> b.bucket(S3_BUCKET).key("remote-object"), RequestBody.fromBytes(Content.bytes(3, 5000)));
     cluster = TestCluster.start("protection", 3);
   }
 
   @AfterAll
   static void stop() {
-    Resources.closeAll(cluster);
+    Resources.closeAll(backend, cluster, s3proxy);
   }
 
   @Test
@@ -125,6 +140,30 @@ class ProtectionPropsIT {
     assertThat(admin("PATCH", "/v1/buckets/" + bucket, "{\"mirror.copies\":2,\"ec.objSizeLimit\":0}").status())
         .isEqualTo(200);
     assertThat(protection(bucket).path("mirror.copies").asInt()).isEqualTo(2);
+  }
+
+  /**
+   * An S3 bucket takes the same properties through the native API. For it, "holds objects" means cached ones: slices
+   * would be cut of what the cluster stores, not of what only the remote has.
+   */
+  @Test
+  void s3Bucket_propsThroughNativeApi_dpFixedOnceCached() throws Exception {
+    Path creds = s3proxy.writeCredentialsFile(work.resolve("credentials"));
+    Http.Reply reg = RemoteBuckets.register(cluster, "aws", S3_BUCKET,
+        RemoteBuckets.s3Props(s3proxy.endpoint(), creds, "60s", false));
+    assertThat(reg.status()).as(reg.bodyText()).isEqualTo(201);
+    String path = "/v1/buckets/" + S3_BUCKET + "?provider=aws";
+    // the remote holds an object, none is cached: D and P may still change
+    Http.Reply r = admin("PATCH", path, "{\"ec.data\":1,\"ec.parity\":1,\"mirror.copies\":2}");
+    assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
+    assertThat(protection(S3_BUCKET).path("ec.data").asInt()).isEqualTo(1);
+    assertThat(RemoteBuckets.get(cluster, "aws", S3_BUCKET, "remote-object", null).status()).isEqualTo(200);
+    JsonNode before = bucketProps(S3_BUCKET);
+    Http.Reply fixed = admin("PATCH", path, "{\"ec.data\":0,\"ec.parity\":0}");
+    assertThat(fixed.status()).as(fixed.bodyText()).isEqualTo(409);
+    assertThat(bucketProps(S3_BUCKET)).isEqualTo(before);
+    assertThat(admin("PATCH", path, "{\"checksum.validateWarmGet\":true}").status()).isEqualTo(200);
+    assertThat(protection(S3_BUCKET).path("checksum.validateWarmGet").asBoolean()).isTrue();
   }
 
   @Test

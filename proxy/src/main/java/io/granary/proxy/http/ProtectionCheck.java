@@ -19,7 +19,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Whether the cluster can hold a bucket's protection, asked before it is recorded (docs/protection.md): mirror
  * copies need as many available mountpaths on every target (asked of each target, since the cluster map does not
- * know disks), erasure coding needs D+P+1 targets, and D and P cannot change once the bucket holds objects. Fails
+ * know disks), erasure coding needs D+P+1 targets, and D and P cannot change once the bucket holds objects (for a
+ * remote bucket: cached ones, listed from the targets, since slices are cut of what the cluster stores). Fails
  * with 400 for a setting the cluster cannot hold, 409 for a change the bucket's data forbids, 503 when a target
  * that must be asked does not answer. Runs on the caller's thread up to the first request, then on the client's.
  */
