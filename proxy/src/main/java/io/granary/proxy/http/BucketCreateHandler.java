@@ -13,7 +13,6 @@ import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.JsonRequestHandler;
-import io.granary.common.membership.ClusterMetadata;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.MetadataPusher;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -63,15 +62,13 @@ final class BucketCreateHandler extends JsonRequestHandler {
   }
 
   private void create(HttpExchange ex, Bucket bucket, BucketSpec spec, CannedAcl acl) {
-    AdminCall.run(ex, control, HttpResponseStatus.CREATED, () -> {
+    AdminCall.changeBucket(ex, control, HttpResponseStatus.CREATED, pusher, bucket, () -> {
       if (bucket.provider() != Provider.AIS) {
         RemoteProbe.check(bucket, spec.backend() == null
             ? new RemoteBackend(null, null, false, null, null, false) : spec.backend());
       }
-      ClusterMetadata md = authority.createBucket(bucket, spec.checksumFor(bucket.provider()), spec.backend(),
-          spec.freshness(), acl, spec.protection());
-      pusher.awaitAcked(md, PUSH_WAIT);
-      return md.buckets().get(bucket).orElseThrow();
+      return authority.createBucket(bucket, spec.checksumFor(bucket.provider()), spec.backend(), spec.freshness(),
+          acl, spec.protection());
     });
   }
 }

@@ -10,7 +10,6 @@ import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.JsonRequestHandler;
-import io.granary.common.membership.ClusterMetadata;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.MetadataPusher;
@@ -49,11 +48,8 @@ final class BucketPropsHandler extends JsonRequestHandler {
         ex.sendError(ControlClient.cause(err));
         return;
       }
-      AdminCall.run(ex, control, HttpResponseStatus.OK, () -> {
-        ClusterMetadata md = authority.setBucketProtection(bucket, props.protection(), next);
-        pusher.awaitAcked(md, BucketCreateHandler.PUSH_WAIT);
-        return md.buckets().get(bucket).orElseThrow();
-      });
+      AdminCall.changeBucket(ex, control, HttpResponseStatus.OK, pusher, bucket,
+          () -> authority.setBucketProtection(bucket, props.protection(), next));
     });
   }
 }
