@@ -17,10 +17,11 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code granary bucket create|ls|rm}: local buckets and registered remote (S3, GCS) buckets. */
+/** {@code granary bucket create|ls|rm|props}: local buckets and registered remote (S3, GCS) buckets. */
 @Command(name = "bucket", mixinStandardHelpOptions = true,
     description = "Create a local bucket, register a remote S3 or GCS bucket, list or remove buckets.",
-    subcommands = {BucketCommand.Create.class, BucketCommand.List.class, BucketCommand.Remove.class})
+    subcommands = {BucketCommand.Create.class, BucketCommand.List.class, BucketCommand.Remove.class,
+        BucketPropsCommand.class})
 public final class BucketCommand {
 
   /** The proxy to talk to; {@code --endpoint} is taken by the remote store's URL in {@code create}. */
@@ -97,12 +98,19 @@ public final class BucketCommand {
         description = "Checksum of stored objects: xxhash64 (default), md5, crc32c, sha256, crc32, sha1, crc64nvme.")
     String checksum;
 
+    @Option(names = "--prop", paramLabel = "KEY=VALUE", description = "A protection property, e.g. --prop "
+        + "mirror.copies=2 (repeatable; see `granary bucket props`).")
+    java.util.List<String> props = new java.util.ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
       Bucket b = parse(bucket);
       ObjectNode body = ClusterJson.mapper().createObjectNode();
       if (checksum != null) {
         body.put("checksum", checksum);
+      }
+      if (!props.isEmpty()) {
+        body.set("protection", BucketPropsCommand.settings(props));
       }
       if (b.provider() != Provider.AIS) {
         ObjectNode be = body.putObject("backend");

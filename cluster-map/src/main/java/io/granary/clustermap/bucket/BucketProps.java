@@ -15,11 +15,14 @@ import java.util.Objects;
  * @param freshness for a remote bucket: how cached objects are revalidated; null for a local bucket
  * @param acl the bucket's canned ACL; {@code public-read} lets unsigned requests list it. Metadata written before
  *     ACLs existed has none: private
+ * @param protection mirroring, erasure coding and warm validation (docs/protection.md). Metadata written before
+ *     protection existed has none: one copy, as then
  */
 public record BucketProps(Bucket bucket, String id, ChecksumType checksum, Instant created, RemoteBackend backend,
-    Freshness freshness, CannedAcl acl) {
+    Freshness freshness, CannedAcl acl, Protection protection) {
   public BucketProps {
     acl = acl == null ? CannedAcl.PRIVATE : acl;
+    protection = protection == null ? Protection.NONE : protection;
     Objects.requireNonNull(bucket, "bucket");
     Objects.requireNonNull(id, "id");
     checksum = checksum == null ? ChecksumType.XXHASH64 : checksum;
@@ -32,6 +35,12 @@ public record BucketProps(Bucket bucket, String id, ChecksumType checksum, Insta
       backend = backend == null ? new RemoteBackend(null, null, false, null, null, false) : backend;
       freshness = freshness == null ? Freshness.DEFAULT : freshness;
     }
+  }
+
+  /** An unprotected bucket (one copy). */
+  public BucketProps(Bucket bucket, String id, ChecksumType checksum, Instant created, RemoteBackend backend,
+      Freshness freshness, CannedAcl acl) {
+    this(bucket, id, checksum, created, backend, freshness, acl, Protection.NONE);
   }
 
   /** A private bucket. */
@@ -47,7 +56,12 @@ public record BucketProps(Bucket bucket, String id, ChecksumType checksum, Insta
 
   /** The same bucket with another ACL. */
   public BucketProps withAcl(CannedAcl acl) {
-    return new BucketProps(bucket, id, checksum, created, backend, freshness, acl);
+    return new BucketProps(bucket, id, checksum, created, backend, freshness, acl, protection);
+  }
+
+  /** The same bucket with another protection. */
+  public BucketProps withProtection(Protection protection) {
+    return new BucketProps(bucket, id, checksum, created, backend, freshness, acl, protection);
   }
 
   /** Whether objects come from a remote store (and may be evicted, revalidated and fetched cold). */

@@ -6,6 +6,10 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 public final class ConflictException extends ApiException {
   public static final String BUCKET_EXISTS = "BucketAlreadyExists";
   public static final String BUCKET_NOT_EMPTY = "BucketNotEmpty";
+  /** A bucket property that cannot change once the bucket holds objects (erasure coding D and P). */
+  public static final String PROPERTY_FIXED = "BucketPropertyFixed";
+  /** The bucket's properties changed between a request's checks and its write. */
+  public static final String CONCURRENT_CHANGE = "ConcurrentChange";
   public static final String CLUSTER_MISMATCH = "ClusterMismatch";
   public static final String STALE_VERSION = "StaleVersion";
   /** Metadata from a primary whose term ended (a deposed primary under Lease election): it may not be applied. */

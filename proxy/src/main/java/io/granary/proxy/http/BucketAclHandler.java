@@ -9,7 +9,6 @@ import io.granary.common.error.BadRequestException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
-import io.granary.common.membership.ClusterMetadata;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.MetadataPusher;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -42,11 +41,8 @@ final class BucketAclHandler implements RequestHandler {
     if (acl == null) {
       throw BadRequestException.invalidArgument("acl must be private or public-read");
     }
-    AdminCall.run(ex, control, HttpResponseStatus.OK, () -> {
-      ClusterMetadata md = authority.setBucketAcl(bucket, acl);
-      pusher.awaitAcked(md, BucketCreateHandler.PUSH_WAIT);
-      return md.buckets().get(bucket).orElseThrow();
-    });
+    AdminCall.changeBucket(ex, control, HttpResponseStatus.OK, pusher, bucket,
+        () -> authority.setBucketAcl(bucket, acl));
   }
 
   /**

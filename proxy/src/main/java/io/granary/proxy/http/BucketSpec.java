@@ -3,10 +3,13 @@ package io.granary.proxy.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.clustermap.bucket.Freshness;
+import io.granary.clustermap.bucket.Protection;
 import io.granary.clustermap.bucket.Provider;
 import io.granary.clustermap.bucket.RemoteBackend;
 import io.granary.common.error.BadRequestException;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
@@ -14,11 +17,12 @@ import java.util.TreeSet;
 /**
  * The JSON body of {@code POST /v1/buckets/BUCKET}: {@code {"checksum":"md5"}} for a local bucket; for a remote
  * one also {@code "backend":{"endpoint","region","pathStyle","credentialsFile","profile","anonymous"}} and
- * {@code "freshness":{"ttl":"60s"|"0"|"never","sync":false}}. Unknown fields are refused, so a typo is not
+ * {@code "freshness":{"ttl":"60s"|"0"|"never","sync":false}}; for any bucket {@code "protection":{"mirror.copies":2,
+ * ...}} with the keys of {@link Protection#KEYS} (docs/protection.md). Unknown fields are refused, so a typo is not
  * silently ignored. Without a checksum, a local bucket uses xxhash64 and a remote one the checksum its store vouches
  * for (MD5 for S3, CRC32C for GCS), so a cold GET hashes each byte once, storing and verifying with one pass.
  */
-record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshness) {
+record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshness, Protection protection) {
   /** The checksum to store objects with: the one asked for, else the provider's (see above). */
   ChecksumType checksumFor(Provider provider) {
     if (checksum != null) {
@@ -31,14 +35,14 @@ record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshn
     };
   }
 
-  private static final Set<String> TOP = Set.of("checksum", "backend", "freshness");
+  private static final Set<String> TOP = Set.of("checksum", "backend", "freshness", "protection");
   private static final Set<String> BACKEND = Set.of("endpoint", "region", "pathStyle", "credentialsFile", "profile",
       "anonymous");
   private static final Set<String> FRESHNESS = Set.of("ttl", "sync");
 
   static BucketSpec parse(JsonNode body, boolean remote) {
     if (body == null) {
-      return new BucketSpec(null, null, null);
+      return new BucketSpec(null, null, null, Protection.NONE);
     }
     requireObject(body, "bucket properties", TOP);
     ChecksumType checksum = null;
@@ -71,7 +75,34 @@ record BucketSpec(ChecksumType checksum, RemoteBackend backend, Freshness freshn
     } catch (IllegalArgumentException e) {
       throw BadRequestException.invalidArgument(e.getMessage());
     }
-    return new BucketSpec(checksum, backend, freshness);
+    JsonNode p = body.get("protection");
+    return new BucketSpec(checksum, backend, freshness, p == null || p.isNull() ? Protection.NONE
+        : protection(p, Protection.NONE));
+  }
+
+  /**
+   * {@code base} with the settings of {@code settings}, a JSON object of {@link Protection#KEYS} to numbers,
+   * booleans or their text (the CLI sends {@code KEY=VALUE} as text); 400 for anything else.
+   */
+  static Protection protection(JsonNode settings, Protection base) {
+    if (settings == null || !settings.isObject() || settings.isEmpty()) {
+      throw new BadRequestException(BadRequestException.MALFORMED_JSON, "bucket properties must be a JSON object "
+          + "with at least one of " + String.join(", ", Protection.KEYS));
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = settings.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode v = e.getValue();
+      if (!v.isValueNode() || v.isNull()) {
+        throw BadRequestException.invalidArgument("'" + e.getKey() + "' must be a number, true/false or a string");
+      }
+      values.put(e.getKey(), v.asText());
+    }
+    try {
+      return base.with(values);
+    } catch (IllegalArgumentException e) {
+      throw BadRequestException.invalidArgument(e.getMessage());
+    }
   }
 
   /** {@code never} or {@code -1}: -1; otherwise a number with an optional unit s, m, h or d. */

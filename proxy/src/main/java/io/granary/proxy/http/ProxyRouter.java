@@ -31,6 +31,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * GET    /v1/buckets                              list buckets
  * POST   /v1/buckets/BUCKET                       create a bucket           (primary; others forward)
  * DELETE /v1/buckets/BUCKET[?force=true]          delete a bucket           (primary; others forward)
+ * PATCH  /v1/buckets/BUCKET                       set protection properties (primary; others forward)
  * GET    /v1/buckets/BUCKET?prefix&amp;start-after&amp;limit&amp;token   list objects, merged across targets
  * HEAD   /v1/buckets/BUCKET                       200 if the bucket exists
  * GET    /v1/cluster/map                          the cluster map
@@ -119,7 +120,12 @@ public final class ProxyRouter implements Router {
         };
       } else if (m.equals(HttpMethod.POST)) {
         PrimaryRole.Term t = ctx.term();
-        return t != null ? new BucketCreateHandler(t.authority(), t.pusher(), ctx.control()) : forward();
+        return t != null ? new BucketCreateHandler(t.authority(), t.pusher(), protectionCheck(), ctx.control())
+            : forward();
+      } else if (m.equals(HttpMethod.PATCH)) {
+        PrimaryRole.Term t = ctx.term();
+        return t != null ? new BucketPropsHandler(cluster, t.authority(), t.pusher(), protectionCheck(),
+            ctx.control()) : forward();
       } else if (m.equals(HttpMethod.PUT) && BucketAclHandler.matches(ex)) {
         PrimaryRole.Term t = ctx.term();
         return t != null ? new BucketAclHandler(t.authority(), t.pusher(), ctx.control()) : forward();
@@ -171,6 +177,10 @@ public final class ProxyRouter implements Router {
       throw new RouteNotFoundException(path);
     }
     throw new MethodNotAllowedException(m, path);
+  }
+
+  private ProtectionCheck protectionCheck() {
+    return new ProtectionCheck(cluster, ctx.client(), ctx.lister());
   }
 
   private RequestHandler forward() {

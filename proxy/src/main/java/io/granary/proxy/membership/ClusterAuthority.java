@@ -10,6 +10,7 @@ import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketMetadata;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.Freshness;
+import io.granary.clustermap.bucket.Protection;
 import io.granary.clustermap.bucket.RemoteBackend;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.BadRequestException;
@@ -428,8 +429,17 @@ public final class ClusterAuthority {
   }
 
   /** {@link #createBucket(Bucket, ChecksumType, RemoteBackend, Freshness)} with a canned ACL, in one version. */
-  public synchronized ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum, RemoteBackend backend,
+  public ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum, RemoteBackend backend,
       Freshness freshness, CannedAcl acl) {
+    return createBucket(bucket, checksum, backend, freshness, acl, Protection.NONE);
+  }
+
+  /**
+   * {@link #createBucket(Bucket, ChecksumType, RemoteBackend, Freshness, CannedAcl)} with a protection, in one
+   * version; the caller has checked that the cluster can hold it ({@link Protection#checkFits}).
+   */
+  public synchronized ClusterMetadata createBucket(Bucket bucket, ChecksumType checksum, RemoteBackend backend,
+      Freshness freshness, CannedAcl acl, Protection protection) {
     ClusterMetadata md = holder.require().metadata();
     for (BucketProps other : md.buckets().buckets().values()) {
       if (other.bucket().name().equals(bucket.name())) {
@@ -441,7 +451,7 @@ public final class ClusterAuthority {
     byte[] id = new byte[6];
     RANDOM.nextBytes(id);
     BucketProps props = new BucketProps(bucket, HexFormat.of().formatHex(id), checksum, Instant.now(clock), backend,
-        freshness, acl);
+        freshness, acl, protection);
     ClusterMetadata next = publish(new ClusterMetadata(md.map(), md.buckets().with(props))); // logged once made
     log.info("node={} bucket={} {} (checksum {})", holder.nodeId(), bucket, props.isRemote()
         ? "registered with endpoint " + (backend == null || backend.endpoint() == null ? "default" : backend.endpoint())
@@ -458,6 +468,25 @@ public final class ClusterAuthority {
     }
     log.info("node={} bucket={} acl {} -> {}", holder.nodeId(), bucket, props.acl().wireName(), acl.wireName());
     return publish(new ClusterMetadata(md.map(), md.buckets().with(props.withAcl(acl))));
+  }
+
+  /**
+   * Replaces a bucket's protection (a new metadata version; none when it is unchanged). 404 when the bucket does not
+   * exist; 409 when {@code expected} is no longer its protection (another change came between the caller's checks
+   * and this one, which would otherwise be lost or skip them).
+   */
+  public synchronized ClusterMetadata setBucketProtection(Bucket bucket, Protection expected, Protection protection) {
+    ClusterMetadata md = holder.require().metadata();
+    BucketProps props = md.buckets().get(bucket).orElseThrow(() -> new BucketNotFoundException(bucket.toString()));
+    if (!props.protection().equals(expected)) {
+      throw new ConflictException(ConflictException.CONCURRENT_CHANGE, "the properties of bucket '" + bucket
+          + "' changed meanwhile; read them and try again");
+    }
+    if (props.protection().equals(protection)) {
+      return md;
+    }
+    log.info("node={} bucket={} protection {}", holder.nodeId(), bucket, props.protection().diff(protection));
+    return publish(new ClusterMetadata(md.map(), md.buckets().with(props.withProtection(protection))));
   }
 
   /** Removes a bucket from metadata; targets then drop its data. 404 when it does not exist. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.clustermap.bucket.Protection;
 import io.granary.clustermap.bucket.Provider;
 import io.granary.common.error.BadRequestException;
 import org.junit.jupiter.api.Test;
@@ -46,5 +47,35 @@ class BucketSpecTest {
     assertThatThrownBy(() -> parse("[1]", true)).isInstanceOf(BadRequestException.class);
     assertThatThrownBy(() -> parse("{\"backend\":{\"pathStyle\":\"yes\"}}", true))
         .isInstanceOf(BadRequestException.class);
+  }
+
+  @Test
+  void protection_numbersBooleansAndText_read_forAnyBucket() throws Exception {
+    Protection local = parse("{\"protection\":{\"mirror.copies\":2,\"checksum.validateWarmGet\":true}}", false)
+        .protection();
+    assertThat(local).isEqualTo(new Protection(2, 0, 0, Protection.DEFAULT_EC_OBJ_SIZE_LIMIT, true));
+    Protection remote = parse("{\"protection\":{\"ec.data\":\"4\",\"ec.parity\":\"2\"}}", true).protection();
+    assertThat(remote.ecData()).isEqualTo(4);
+    assertThat(remote.ecParity()).isEqualTo(2);
+    assertThat(parse(null, false).protection()).isEqualTo(Protection.NONE);
+    assertThat(parse("{\"checksum\":\"md5\"}", false).protection()).isEqualTo(Protection.NONE);
+  }
+
+  @Test
+  void protection_settingsApplyOverTheCurrentOnes() throws Exception {
+    Protection current = new Protection(2, 1, 1, 1024, true);
+    Protection next = BucketSpec.protection(ClusterJson.mapper().readTree("{\"mirror.copies\":3}"), current);
+    assertThat(next).isEqualTo(new Protection(3, 1, 1, 1024, true));
+  }
+
+  @Test
+  void protection_badShapes_400() throws Exception {
+    for (String body : new String[] {"{}", "[]", "{\"mirror.copies\":{\"n\":2}}", "{\"mirror.copies\":null}",
+        "{\"mirror.copies\":[2]}", "{\"copies\":2}", "{\"ec.parity\":1}"}) {
+      assertThatThrownBy(() -> BucketSpec.protection(ClusterJson.mapper().readTree(body), Protection.NONE))
+          .as(body).isInstanceOf(BadRequestException.class);
+    }
+    assertThatThrownBy(() -> parse("{\"protection\":{\"mirror.copies\":0}}", false))
+        .isInstanceOf(BadRequestException.class).hasMessageContaining("mirror.copies");
   }
 }

@@ -29,11 +29,14 @@ import java.util.TreeMap;
  *     not given, as for records written before ACLs existed
  * @param flexible the S3 flexible checksum the client gave the object ({@code x-amz-checksum-*}), or null: none given,
  *     as for records written before format 6
+ * @param copies the mountpaths (their {@code Mountpath.id()}) holding a full mirror copy of this version besides
+ *     the main one, in the order they were made (docs/protection.md); empty for one copy, as for records written
+ *     before format 8
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
     String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes,
-    RemoteVersion remote, CannedAcl acl, FlexibleChecksum flexible) {
+    RemoteVersion remote, CannedAcl acl, FlexibleChecksum flexible, List<String> copies) {
   public ObjectMeta {
     acl = acl == null ? CannedAcl.PRIVATE : acl;
     Objects.requireNonNull(checksumType, "checksumType");
@@ -44,6 +47,18 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
     userMeta = userMeta == null || userMeta.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(userMeta));
     headers = headers == null || headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(headers));
     partSizes = partSizes == null ? List.of() : List.copyOf(partSizes);
+    copies = copies == null ? List.of() : List.copyOf(copies);
+    if (copies.size() != copies.stream().distinct().count()) {
+      throw new IllegalArgumentException("mirror copies must be on distinct mountpaths: " + copies);
+    }
+  }
+
+  /** An object with one copy, the main one. */
+  public ObjectMeta(long size, ChecksumType checksumType, String checksum, long mtime, String etag,
+      String contentType, Map<String, String> userMeta, Map<String, String> headers, List<Long> partSizes,
+      RemoteVersion remote, CannedAcl acl, FlexibleChecksum flexible) {
+    this(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes, remote, acl, flexible,
+        List.of());
   }
 
   /** An object without a flexible checksum. */
@@ -70,19 +85,30 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
   /** The same object recorded as a copy of {@code remote}. */
   public ObjectMeta withRemote(RemoteVersion remote) {
     return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
-        remote, acl, flexible);
+        remote, acl, flexible, copies);
   }
 
   /** The same object with {@code flexible} as its client's checksum (null: none). */
   public ObjectMeta withFlexible(FlexibleChecksum flexible) {
     return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
-        remote, acl, flexible);
+        remote, acl, flexible, copies);
+  }
+
+  /** The same version recorded with mirror copies on {@code copies} (mountpath ids); nothing else changes. */
+  public ObjectMeta withCopies(List<String> copies) {
+    return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
+        remote, acl, flexible, copies);
+  }
+
+  /** How many full copies of this version the target holds: the main one and its mirror copies. */
+  public int copyCount() {
+    return 1 + copies.size();
   }
 
   /** The same object with another ACL; nothing else changes (an ACL is not a new version of the content). */
   public ObjectMeta withAcl(CannedAcl acl) {
     return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,
-        remote, acl, flexible);
+        remote, acl, flexible, copies);
   }
 
   /** An object with only content attributes (no S3 ETag, type or user metadata). */

@@ -47,6 +47,10 @@ import java.util.TreeMap;
  * int    number of part checksums (those of the flexible checksum's algorithm, of an object completed from a
  *        multipart upload), byte width of each (4 crc32/crc32c, 8 crc64nvme, 20 sha1, 32 sha256), then each one's
  *        bytes in part order; records before v7 have none, and a record without them is still written as v6 or lower
+ * v8 (replaces the v6 and v7 parts, which it makes optional):
+ * byte   flags: 1 = has a flexible checksum (then as in v6), 2 = has part checksums (then as in v7)
+ * short  number of mirror copies besides the main one, then each one's mountpath id (str); records before v8 have
+ *        none (one copy), and a record without copies is still written as v7 or lower
  * </pre>
  *
  * A new field gets a new format version; readers keep reading every older version.
@@ -59,6 +63,9 @@ public final class ObjectMetaCodec {
   private static final byte V5 = 5;
   private static final byte V6 = 6;
   private static final byte V7 = 7;
+  private static final byte V8 = 8;
+  /** Mirror copies are bounded by mountpaths (bucket property mirror.copies is at most 64). */
+  private static final int MAX_COPIES = 64;
 
   private ObjectMetaCodec() {}
 
@@ -69,9 +76,12 @@ public final class ObjectMetaCodec {
       // reads up to v4, can still take it in a rebalance during a rolling upgrade.
       // Likewise a record without a flexible checksum is written as v5 or v4.
       FlexibleChecksum flexible = m.flexible();
-      boolean v5 = m.acl() != CannedAcl.PRIVATE || flexible != null;
-      boolean v7 = flexible != null && !flexible.parts().isEmpty();
-      out.writeByte(v7 ? V7 : flexible != null ? V6 : v5 ? V5 : V4);
+      // Likewise a record of one copy is written as v7 or lower.
+      boolean v8 = !m.copies().isEmpty();
+      boolean v5 = m.acl() != CannedAcl.PRIVATE || flexible != null || v8;
+      boolean parts = flexible != null && !flexible.parts().isEmpty();
+      boolean v7 = !v8 && parts;
+      out.writeByte(v8 ? V8 : v7 ? V7 : flexible != null ? V6 : v5 ? V5 : V4);
       out.writeLong(m.size());
       out.writeLong(m.mtime());
       out.writeByte(code(m.checksumType()));
@@ -106,13 +116,25 @@ public final class ObjectMetaCodec {
       if (v5) {
         out.writeByte(aclCode(m.acl()));
       }
+      if (v8) {
+        out.writeByte((flexible != null ? 1 : 0) | (parts ? 2 : 0));
+      }
       if (flexible != null) {
         out.writeByte(code(flexible.type()));
         out.writeByte(flexible.kind() == FlexibleChecksum.Kind.FULL_OBJECT ? 0 : 1);
         out.writeUTF(flexible.hex());
       }
-      if (v7) {
+      if (v7 || (v8 && parts)) {
         writePartChecksums(out, flexible.parts());
+      }
+      if (v8) {
+        if (m.copies().size() > MAX_COPIES) {
+          throw new IllegalArgumentException("too many mirror copies: " + m.copies().size());
+        }
+        out.writeShort(m.copies().size());
+        for (String mp : m.copies()) {
+          out.writeUTF(mp);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
@@ -141,7 +163,7 @@ public final class ObjectMetaCodec {
   public static ObjectMeta decode(byte[] b) throws IOException {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
       byte version = in.readByte();
-      if (version < V1 || version > V7) {
+      if (version < V1 || version > V8) {
         throw new IOException("unknown object metadata format version " + version);
       }
       long size = in.readLong();
@@ -179,12 +201,17 @@ public final class ObjectMetaCodec {
         }
       }
       CannedAcl acl = version >= V5 ? acl(in.readByte()) : CannedAcl.PRIVATE;
-      FlexibleChecksum flexible = version >= V6 ? flexible(in) : null;
-      if (version >= V7) {
+      int present = version >= V8 ? in.readUnsignedByte() : version == V7 ? 3 : version == V6 ? 1 : 0;
+      if ((present & ~3) != 0 || present == 2) {
+        throw new IOException("corrupt object metadata record: flags " + present);
+      }
+      FlexibleChecksum flexible = (present & 1) != 0 ? flexible(in) : null;
+      if ((present & 2) != 0) {
         flexible = flexible.withParts(readPartChecksums(in));
       }
+      List<String> copies = version >= V8 ? readCopies(in) : List.of();
       return new ObjectMeta(size, type, checksum, mtime, etag, contentType, user, headers, sizes, remote, acl,
-          flexible);
+          flexible, copies);
     } catch (EOFException | IllegalArgumentException e) {
       throw new IOException("corrupt object metadata record of " + b.length + " bytes", e);
     }
@@ -218,6 +245,18 @@ public final class ObjectMetaCodec {
       default -> throw new IOException("unknown flexible checksum kind");
     };
     return new FlexibleChecksum(type, in.readUTF(), kind);
+  }
+
+  private static List<String> readCopies(DataInputStream in) throws IOException {
+    int n = in.readUnsignedShort();
+    if (n < 1 || n > MAX_COPIES) {
+      throw new IOException("corrupt object metadata record: " + n + " mirror copies");
+    }
+    List<String> copies = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      copies.add(in.readUTF());
+    }
+    return copies;
   }
 
   private static void writePartChecksums(DataOutputStream out, List<String> parts) throws IOException {

@@ -138,6 +138,20 @@ public final class MountpathSet {
     return false;
   }
 
+  /**
+   * Where an object's mirror copies go (docs/protection.md): the available mountpaths after its main one in HRW
+   * order for its placement digest, at most {@code copies - 1} of them (fewer when fewer are available). The order
+   * is the object's own, so every target and every restart places the copies alike, and losing one mountpath moves
+   * only the copies that were on it.
+   */
+  public List<Mountpath> mirrorPlaces(long digest, int copies) {
+    if (copies <= 1) {
+      return List.of();
+    }
+    List<Mountpath> ranked = hrw.ranked(digest, copies);
+    return ranked.isEmpty() ? List.of() : ranked.subList(1, ranked.size());
+  }
+
   /** The HRW mountpath of a placement digest; 503 when no mountpath is available. */
   public Mountpath pick(long digest) {
     Mountpath mp = hrw.pick(digest);

@@ -219,4 +219,58 @@ class ObjectMetaCodecTest {
     assertThatThrownBy(() -> FlexibleChecksum.fullObject(ChecksumType.MD5, "00"))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void decode_ofEncode_keepsTheMirrorCopies_inFormatEight() throws IOException {
+    ObjectMeta one = new ObjectMeta(5, ChecksumType.XXHASH64, "ab", 7);
+    ObjectMeta two = one.withCopies(List.of("/data/mp2"));
+    byte[] encoded = ObjectMetaCodec.encode(two);
+    assertThat(encoded[0]).isEqualTo((byte) 8);
+    ObjectMeta back = ObjectMetaCodec.decode(encoded);
+    assertThat(back).isEqualTo(two);
+    assertThat(back.copyCount()).isEqualTo(2);
+    // one copy keeps the format it had, so a target of an older release still reads it in a rebalance
+    assertThat(ObjectMetaCodec.encode(one)[0]).isEqualTo((byte) 4);
+    assertThat(ObjectMetaCodec.decode(ObjectMetaCodec.encode(one)).copyCount()).isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = ChecksumType.class, names = {"CRC32C", "SHA256"})
+  void decode_ofEncode_formatEight_keepsAclFlexibleAndPartChecksums(ChecksumType type) throws IOException {
+    List<String> parts = List.of("01".repeat(type.bytes()), "fe".repeat(type.bytes()));
+    FlexibleChecksum full = new FlexibleChecksum(type, "00".repeat(type.bytes()), FlexibleChecksum.Kind.COMPOSITE,
+        parts);
+    ObjectMeta base = new ObjectMeta(3, ChecksumType.XXHASH64, "ab", 5, "e-2", "text/plain", Map.of("k", "v"),
+        Map.of(), List.of(1L, 2L), new RemoteVersion("etag", null, 9), CannedAcl.PUBLIC_READ, null,
+        List.of("/m/2", "/m/3"));
+    for (ObjectMeta m : List.of(base, base.withFlexible(full), base.withFlexible(full.withParts(List.of())))) {
+      byte[] encoded = ObjectMetaCodec.encode(m);
+      assertThat(encoded[0]).isEqualTo((byte) 8);
+      assertThat(ObjectMetaCodec.decode(encoded)).isEqualTo(m);
+    }
+  }
+
+  @Test
+  void decode_formatEight_truncatedOrWithBadFlags_throwsIOException() {
+    byte[] good = ObjectMetaCodec.encode(new ObjectMeta(5, ChecksumType.MD5, "ab", 7)
+        .withCopies(List.of("/data/mp2", "/data/mp3")));
+    for (int cut = 1; cut < good.length; cut++) {
+      int n = cut;
+      assertThatThrownBy(() -> ObjectMetaCodec.decode(Arrays.copyOf(good, n))).isInstanceOf(IOException.class);
+    }
+    byte[] noCopies = good.clone();
+    int count = good.length - 2 * (2 + "/data/mp2".length()) - 2; // the copy count, before the two ids
+    noCopies[count] = 0;
+    noCopies[count + 1] = 0;
+    assertThatThrownBy(() -> ObjectMetaCodec.decode(noCopies)).hasMessageContaining("mirror copies");
+    byte[] badFlags = good.clone();
+    badFlags[count - 1] = 4;
+    assertThatThrownBy(() -> ObjectMetaCodec.decode(badFlags)).hasMessageContaining("flags");
+  }
+
+  @Test
+  void objectMeta_copiesOnTheSameMountpathTwice_refused() {
+    ObjectMeta m = new ObjectMeta(5, ChecksumType.MD5, "ab", 7);
+    assertThatThrownBy(() -> m.withCopies(List.of("/a", "/a"))).isInstanceOf(IllegalArgumentException.class);
+  }
 }
