@@ -1,7 +1,5 @@
 package io.granary.common.api;
 
-import java.util.Locale;
-
 /**
  * Query parameters named {@code granary-*} belong to the cluster: nodes add them to the redirects they hand out (the
  * map version, get-from-neighbor markers, the URL signature) and a target trusts them only under a cluster
@@ -18,10 +16,19 @@ public final class ClusterQueryParams {
     return piece.regionMatches(true, 0, PREFIX, 0, PREFIX.length());
   }
 
+  private static boolean mentionsPrefix(String rawQuery) {
+    for (int i = 0; i + PREFIX.length() <= rawQuery.length(); i++) {
+      if (rawQuery.regionMatches(true, i, PREFIX, 0, PREFIX.length())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** {@code rawQuery} without the cluster's parameters (the empty string when nothing is left). */
   public static String without(String rawQuery) {
-    if (rawQuery.isEmpty() || !rawQuery.toLowerCase(Locale.ROOT).contains(PREFIX)) {
-      return rawQuery;
+    if (!mentionsPrefix(rawQuery)) {
+      return rawQuery; // the usual case, without splitting or allocating
     }
     StringBuilder sb = new StringBuilder();
     for (String p : rawQuery.split("&")) {
