@@ -171,8 +171,9 @@ public final class TargetNode implements GracefulStop {
           }
         })));
     // ---- rebalance (io.granary.target.rebalance): objects move to their owners; reads find them meanwhile
-    Rebalancer rebalancer = new Rebalancer(id, holder, store, upstream, workers, signer, cfg.rebalance(),
-        new Rebalancer.Space() {
+    // Copies leave on loops of their own (sendfile of files not in the page cache blocks a loop on the disk).
+    Rebalancer rebalancer = new Rebalancer(id, holder, store, upstream, net.newGroup(cfg.ioThreads(), "send-" + id),
+        signer, cfg.rebalance(), new Rebalancer.Space() {
           @Override
           public long heldBytes() {
             return store.mountpaths().stream().mapToLong(mp -> mp.usage().objectBytes()).sum();
@@ -242,6 +243,7 @@ public final class TargetNode implements GracefulStop {
       metrics.httpEdge(server);
     } catch (Exception e) {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      rebalancer.close();
       resilver.close();
       health.close();
       disk.close();

@@ -69,6 +69,7 @@ public final class Rebalancer implements AutoCloseable {
   private final BandwidthCap cap;
   private final Space space;
   private final Clock clock;
+  private final EventLoopGroup sendLoops;
   private final ExecutorService walker;
   private final ExecutorService streams;
   private final ThreadPoolExecutor pushes;
@@ -80,14 +81,20 @@ public final class Rebalancer implements AutoCloseable {
   private long tombstonesClearedFor;   // guarded by this
   private volatile boolean closed;
 
+  /**
+   * @param sendLoops event loops of the rebalancer's own, shut down by {@link #close}: a copy leaves by sendfile from
+   *     a file that is often not in the page cache (a rebalance reads what nobody read lately), and sendfile then
+   *     blocks its loop on the disk; on the loops serving clients that stalled their GETs (bench/rebalance.sh)
+   */
   public Rebalancer(String self, ClusterMetadataHolder cluster, ObjectStore store, UpstreamPool pool,
-      EventLoopGroup loops, ClusterSigner signer, RebalanceConfig config, Space space) {
+      EventLoopGroup sendLoops, ClusterSigner signer, RebalanceConfig config, Space space) {
     this.self = self;
+    this.sendLoops = sendLoops;
     this.cluster = cluster;
     this.store = store;
     this.relocation = new Relocation(store, digest -> cluster.snapshot()
         .flatMap(snap -> snap.placement().owner(digest)).map(n -> n.id().equals(self)).orElse(false));
-    this.sender = new ObjectSender(pool, loops, signer);
+    this.sender = new ObjectSender(pool, sendLoops, signer);
     this.mover = new ObjectMover(self, cluster, relocation, sender, stats);
     this.handoffs = new Handoffs(self, cluster, store, mover, stats, this::sentOutsideWalk);
     this.config = config;
@@ -311,6 +318,7 @@ public final class Rebalancer implements AutoCloseable {
     try {
       walker.awaitTermination(10, TimeUnit.SECONDS);
       streams.awaitTermination(10, TimeUnit.SECONDS);
+      sendLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
