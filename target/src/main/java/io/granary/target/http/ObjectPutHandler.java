@@ -5,10 +5,12 @@ import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.OffLoopWrites;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.WriteCondition;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * PUT of an object: streams the body to a work file while checksumming, then (on the disk pool) verifies the
  * client's checksums ({@link ClientChecksums}), fsyncs and commits. Any failure leaves nothing. A precondition
  * ({@link WritePreconditions}) is checked before the body is read and decided at the commit.
+ *
+ * <p>The body is written on the disk pool ({@link OffLoopWrites}), not on the event loop: under heavy writing the
+ * kernel throttles a writer for tens of milliseconds, which on the loop would stall every request of its connections.
  */
 public final class ObjectPutHandler implements RequestHandler {
   private static final Logger log = LoggerFactory.getLogger(ObjectPutHandler.class);
@@ -25,6 +30,7 @@ public final class ObjectPutHandler implements RequestHandler {
   private final BoundedExecutor disk;
   private final PutCompletion completion;
   private PutOperation op;
+  private OffLoopWrites writes; // op's body, written on the disk pool
 
   public ObjectPutHandler(ObjectApi api, ObjectStore store, BoundedExecutor disk, PutCompletion completion) {
     this.api = api;
@@ -45,6 +51,7 @@ public final class ObjectPutHandler implements RequestHandler {
         condition.check(store.stat(req.bucket(), req.name()), req.bucket().bucket().toString(), req.name());
       }
       op = store.beginPut(req.bucket(), req.name(), completion.options(api.putOptions(ex).withCondition(condition)));
+      writes = new OffLoopWrites(op, disk::execute, ex);
     } catch (Exception e) {
       throw StorageErrors.of("starting PUT of " + req.name(), e);
     }
@@ -52,21 +59,33 @@ public final class ObjectPutHandler implements RequestHandler {
 
   @Override
   public void onContent(HttpExchange ex, HttpContent chunk) {
-    try {
-      op.write(chunk.content());
-    } catch (Exception e) {
-      throw StorageErrors.of("writing PUT body of " + op.location().name(), e);
+    Throwable failed = writes.failure();
+    if (failed != null) { // an earlier chunk's write failed (e.g. out of space): answer now, not after the body
+      throw StorageErrors.of("writing PUT body of " + op.location().name(), failed);
     }
+    writes.write(chunk.content());
   }
 
   @Override
   public void onEnd(HttpExchange ex) {
-    PutOperation put = op;
+    OffLoopWrites body = writes;
+    String name = op.location().name();
     op = null;
-    disk.submit(() -> completion.complete(put)).whenComplete((headers, err) -> {
+    writes = null;
+    AtomicReference<PutOperation> written = new AtomicReference<>();
+    body.end().thenCompose(put -> {
+      written.set(put);
+      return disk.submit(() -> completion.complete(put));
+    }).whenComplete((headers, err) -> {
       if (err != null) {
-        put.discard();
-        ex.sendError(StorageErrors.of("committing " + put.location().name(), ControlClient.cause(err)));
+        PutOperation put = written.get();
+        if (put != null) {
+          disk.execute(put::discard);
+          ex.sendError(StorageErrors.of("committing " + name, ControlClient.cause(err)));
+        } else {
+          body.abort(); // a write failed: the work file goes
+          ex.sendError(StorageErrors.of("writing PUT body of " + name, ControlClient.cause(err)));
+        }
         return;
       }
       ex.sendHead(HttpResponseStatus.OK, headers);
@@ -76,11 +95,13 @@ public final class ObjectPutHandler implements RequestHandler {
   @Override
   public void onAbort(HttpExchange ex, Throwable cause) {
     PutOperation put = op;
+    OffLoopWrites body = writes;
     op = null;
+    writes = null;
     if (put != null) {
       log.debug("node={} bucket={} object={}: PUT aborted after {} bytes: {}", ex.nodeId(),
-          put.location().bucket().bucket(), put.location().name(), put.written(), cause.toString());
-      disk.execute(put::discard);
+          put.location().bucket().bucket(), put.location().name(), ex.bodyBytes(), cause.toString());
+      body.abort(); // drops what is queued and discards the work file, on the disk pool
     }
   }
 }

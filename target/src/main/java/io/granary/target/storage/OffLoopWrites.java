@@ -69,6 +69,11 @@ public final class OffLoopWrites {
     return written;
   }
 
+  /** The first write's failure, or null while every write so far succeeded; any thread. */
+  public Throwable failure() {
+    return failure;
+  }
+
   /** Stops writing: what is queued is dropped and the operation discarded, on a disk thread. Not after a commit. */
   public void abort() {
     aborted = true;
