@@ -32,6 +32,7 @@ public final class GranaryCommand implements Runnable {
   }
 
   public static void main(String[] args) {
+    asyncPoolOfTwoAtLeast();
     // A node waits for its primary's DNS name to appear (a Kubernetes Service): do not remember misses for 10 s.
     java.security.Security.setProperty("networkaddress.cache.negative.ttl", "1");
     System.exit(execute(commandLine(), System::getenv, args));
@@ -42,6 +43,20 @@ public final class GranaryCommand implements Runnable {
    * GRANARY_CONFIG) is read before parsing, since picocli applies defaults first. A config file that cannot be used
    * is one line and exit 2, like a bad flag.
    */
+  /**
+   * On one or two CPUs (a small pod, this project's CI machine) the JDK's common pool has parallelism 1, and then
+   * CompletableFuture runs every default-executor async stage on a new thread; the JDK HttpClient's sendAsync hands
+   * each answer on that way, so every control request (health checks, neighbor lookups, a joining target's ~900
+   * warm-up requests) started and ended a thread (JFR: 928 in a target's first minute). With parallelism 2 they run on
+   * the common pool. Set before anything touches CompletableFuture; an explicit setting is kept.
+   */
+  static void asyncPoolOfTwoAtLeast() {
+    String key = "java.util.concurrent.ForkJoinPool.common.parallelism";
+    if (System.getProperty(key) == null && Runtime.getRuntime().availableProcessors() <= 2) {
+      System.setProperty(key, "2");
+    }
+  }
+
   static int execute(CommandLine cl, UnaryOperator<String> env, String... args) {
     try {
       useConfig(cl, env, args);
