@@ -237,15 +237,42 @@ public final class MetaStore implements AutoCloseable {
 
   /** Deletes {@code keys} and their access times in one synced batch (one write-ahead-log sync for them all). */
   public void deleteAll(List<String> keys) throws IOException {
+    deleteAll(keys, synced);
+  }
+
+  /**
+   * Deletes {@code keys} and their access times in one batch that is not synced: readers no longer see them at once,
+   * and a crash before {@link #syncWal} brings them back. For callers that must not hold locks across a sync.
+   */
+  public void deleteAllUnsynced(List<String> keys) throws IOException {
+    deleteAll(keys, unsynced);
+  }
+
+  private void deleteAll(List<String> keys, WriteOptions how) throws IOException {
+    enter();
     try (WriteBatch batch = new WriteBatch()) {
       for (String key : keys) {
         byte[] k = bytes(key);
         batch.delete(objects, k);
         batch.delete(atime, k);
       }
-      db.write(synced, batch);
+      db.write(how, batch);
     } catch (RocksDBException e) {
       throw new IOException("Error in RocksDB delete of " + keys.size() + " keys in " + dir, e);
+    } finally {
+      exit();
+    }
+  }
+
+  /** Makes every write so far durable (one write-ahead-log sync). */
+  public void syncWal() throws IOException {
+    enter();
+    try {
+      db.syncWal();
+    } catch (RocksDBException e) {
+      throw new IOException("Error in RocksDB sync of the write-ahead log in " + dir, e);
+    } finally {
+      exit();
     }
   }
 

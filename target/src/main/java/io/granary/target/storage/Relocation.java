@@ -7,12 +7,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 
@@ -32,6 +33,7 @@ public final class Relocation {
 
   private final ObjectStore store;
   private final LongPredicate ownedHere;
+  private volatile Runnable beforeSync = () -> { }; // tests: runs after the unsynced deletes, no lock held
 
   /**
    * @param ownedHere whether this target owns an object (by its placement digest) under the cluster map it holds
@@ -140,7 +142,7 @@ public final class Relocation {
    * @return whether it was removed
    */
   public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
-    return removeCopies(bucket, name, sent::equals, true);
+    return removeSent(List.of(new Sent(bucket, name, sent))) > 0;
   }
 
   /** A copy that was sent and that its owner now holds: to be removed here if unchanged. */
@@ -148,24 +150,26 @@ public final class Relocation {
   }
 
   /**
-   * Removes the copies that were sent, each only if it is still the version sent, with one synced metadata write per
-   * mountpath for them all rather than one per object: a rebalance walk removes what a batch moved this way. The
-   * objects' locks are held (taken in stripe order, so two such removals cannot deadlock) from the check until their
-   * files are gone. A copy not on its HRW mountpath (a resilver is moving it) is removed on its own. Rebalance
-   * threads only.
+   * Removes the copies that were sent, each only if it is still the version sent, with one metadata sync per
+   * mountpath for them all rather than one per object: a rebalance walk removes what a batch moved this way.
+   *
+   * <p>No lock is held across a sync. GETs take an object's lock on the event loop, and a batch's locks cover many
+   * of the 1,024 stripes, so holding them through a write-ahead-log sync (hundreds of milliseconds while the
+   * rebalance writes) stalled the sender's foreground reads, of objects that stay too (bench/rebalance.sh, JFR).
+   * So: under the locks (taken in stripe order, so two removals cannot deadlock) each record is checked and deleted
+   * unsynced, which readers see at once; then the deletes are synced; then, under each lock again, a file is
+   * unlinked only if no record came back for it meanwhile. A crash before the sync brings records back with their
+   * files; after it, leaves unreferenced files, never a record without its file. A copy not on its HRW mountpath (a
+   * resilver is moving it) is removed on its own. Rebalance threads only.
    *
    * @return how many were removed
    */
   public int removeSent(List<Sent> sent) throws IOException {
-    TreeMap<Integer, ReentrantReadWriteLock> stripes = new TreeMap<>();
-    for (Sent s : sent) {
-      long digest = store.locate(s.bucket(), s.name()).digest();
-      stripes.put(store.locks().stripe(digest), store.locks().forDigest(digest));
-    }
-    stripes.values().forEach(l -> l.writeLock().lock());
+    Map<Mountpath, List<Copies.Copy>> byMountpath = new LinkedHashMap<>();
+    List<Sent> oneByOne = new ArrayList<>();
+    Collection<ReentrantReadWriteLock> locks = stripesOf(sent);
+    locks.forEach(l -> l.writeLock().lock());
     try {
-      Map<Mountpath, List<Copies.Copy>> byMountpath = new LinkedHashMap<>();
-      List<Sent> oneByOne = new ArrayList<>();
       for (Sent s : sent) {
         ObjectLocation loc = store.locate(s.bucket(), s.name());
         if (ownedHere.test(loc.digest())) {
@@ -178,22 +182,56 @@ public final class Relocation {
           oneByOne.add(s);
         }
       }
-      int removed = 0;
       for (Map.Entry<Mountpath, List<Copies.Copy>> e : byMountpath.entrySet()) {
-        e.getKey().meta().deleteAll(e.getValue().stream().map(c -> c.location().key()).toList());
-        for (Copies.Copy c : e.getValue()) { // metadata first, as for one object: a crash leaves files, not records
+        e.getKey().meta().deleteAllUnsynced(e.getValue().stream().map(c -> c.location().key()).toList());
+        for (Copies.Copy c : e.getValue()) {
           c.location().mountpath().usage().addObjects(-1, -c.meta().size());
           store.accessRecorder().removed(c.location());
-          Files.deleteIfExists(c.location().file());
         }
-        removed += e.getValue().size();
       }
-      for (Sent s : oneByOne) {
-        removed += removeSent(s.bucket(), s.name(), s.meta()) ? 1 : 0; // the locks are reentrant
-      }
-      return removed;
     } finally {
-      stripes.values().forEach(l -> l.writeLock().unlock());
+      locks.forEach(l -> l.writeLock().unlock());
+    }
+    beforeSync.run();
+    int removed = 0;
+    for (Map.Entry<Mountpath, List<Copies.Copy>> e : byMountpath.entrySet()) {
+      e.getKey().meta().syncWal(); // metadata first, as for one object: a crash leaves files, not records
+      for (Copies.Copy c : e.getValue()) {
+        unlinkUnlessRecorded(c.location());
+      }
+      removed += e.getValue().size();
+    }
+    for (Sent s : oneByOne) {
+      removed += removeCopies(s.bucket(), s.name(), s.meta()::equals, true) ? 1 : 0;
+    }
+    return removed;
+  }
+
+  /** Runs {@code hook} in each batch removal between the unsynced deletes and their sync (tests). */
+  void beforeSync(Runnable hook) {
+    this.beforeSync = hook;
+  }
+
+  /** The write locks of the objects' stripes, in stripe order. */
+  private Collection<ReentrantReadWriteLock> stripesOf(List<Sent> sent) {
+    TreeMap<Integer, ReentrantReadWriteLock> stripes = new TreeMap<>();
+    for (Sent s : sent) {
+      long digest = store.locate(s.bucket(), s.name()).digest();
+      stripes.put(store.locks().stripe(digest), store.locks().forDigest(digest));
+    }
+    return stripes.values();
+  }
+
+  /** Unlinks a removed copy's file, unless a record for it came back since (a copy committed here again). */
+  private void unlinkUnlessRecorded(ObjectLocation loc) throws IOException {
+    Lock write = store.locks().forDigest(loc.digest()).writeLock();
+    write.lock();
+    try {
+      if (loc.mountpath().meta().get(loc.key()) == null) {
+        Files.deleteIfExists(loc.file());
+      }
+    } finally {
+      write.unlock();
     }
   }
 

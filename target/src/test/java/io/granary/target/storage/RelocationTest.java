@@ -251,6 +251,45 @@ class RelocationTest {
   }
 
   @Test
+  void removeSent_batch_holdsNoLockAcrossItsSync_andKeepsTheFileOfACopyCommittedAgainMeanwhile() throws Exception {
+    List<Relocation.Sent> sent = new java.util.ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      byte[] c = data("moving " + i);
+      receive("m" + i, c, meta(c, 2000 + i), 0);
+      sent.add(new Relocation.Sent(BUCKET, "m" + i, store.stat(BUCKET, "m" + i)));
+    }
+    java.util.concurrent.atomic.AtomicBoolean readersServed = new java.util.concurrent.atomic.AtomicBoolean();
+    relocation.beforeSync(() -> {
+      // Another thread (an event loop serving GETs) takes each object's read lock while the removal syncs.
+      var reader = java.util.concurrent.CompletableFuture.supplyAsync(() -> sent.stream().allMatch(s -> {
+        var lock = store.locks().forDigest(store.locate(BUCKET, s.name()).digest()).readLock();
+        if (!lock.tryLock()) {
+          return false;
+        }
+        lock.unlock();
+        return true;
+      }));
+      readersServed.set(reader.join());
+      try {
+        put("m3", data("placed back here and written again before the sync")); // a record for m3 comes back
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+
+    assertThat(relocation.removeSent(sent)).isEqualTo(40);
+
+    assertThat(readersServed).as("no object lock is held while the deletes sync").isTrue();
+    assertThat(read("m3")).isEqualTo(data("placed back here and written again before the sync"));
+    for (int i = 0; i < 40; i++) {
+      if (i != 3) {
+        assertThat(store.stat(BUCKET, "m" + i)).as("m" + i).isNull();
+        assertThat(store.locate(BUCKET, "m" + i).file()).as("m" + i).doesNotExist();
+      }
+    }
+  }
+
+  @Test
   void removeOlderThan_removesOnlyCopiesTheDeleteSaw() throws IOException {
     byte[] c = data("x");
     receive("old", c, meta(c, 1000), 0);
