@@ -266,6 +266,20 @@ class ClusterMetadataHolderTest {
   }
 
   @Test
+  void whenMapAtLeast_neverWaitsForAnApplyInProgress() throws Exception {
+    ClusterMetadataHolder h = holder();
+    h.apply(v1(UUID));
+    synchronized (h) { // as apply() holds it while it syncs the metadata files and runs listeners
+      var held = java.util.concurrent.CompletableFuture.supplyAsync(() -> h.whenMapAtLeast(1))
+          .get(10, java.util.concurrent.TimeUnit.SECONDS);
+      var newer = java.util.concurrent.CompletableFuture.supplyAsync(() -> h.whenMapAtLeast(3))
+          .get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(held).isCompleted();
+      assertThat(newer).isNotDone();
+    }
+  }
+
+  @Test
   void listener_seesNewSnapshotAlreadyPublished() throws IOException {
     ClusterMetadataHolder h = holder();
     List<Long> seen = new ArrayList<>();
