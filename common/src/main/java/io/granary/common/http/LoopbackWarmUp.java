@@ -1,6 +1,8 @@
 package io.granary.common.http;
 
+import io.granary.clustermap.ClusterJson;
 import io.granary.common.control.ControlClient;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +35,7 @@ public final class LoopbackWarmUp {
       long maxMillis) {
     long start = System.nanoTime();
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+    readJsonTree();
     Semaphore slots = new Semaphore(inFlight);
     AtomicInteger failed = new AtomicInteger();
     int sent = 0;
@@ -57,6 +60,19 @@ public final class LoopbackWarmUp {
       Thread.currentThread().interrupt();
     }
     return new Result(sent, failed.get(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+  }
+
+  /**
+   * Admin request bodies (the primary's metadata pushes, {@link JsonRequestHandler}) are read as JSON trees on the
+   * event loop, which the GETs below never do; the first read builds Jackson's tree deserializer under a lock, and a
+   * joining target's loop waited 124 ms there for its first metadata push (JFR).
+   */
+  private static void readJsonTree() {
+    try {
+      ClusterJson.mapper().readTree("{\"warm-up\":[1,2.5,\"text\",true,null,{\"nested\":{}}]}");
+    } catch (IOException e) {
+      throw new IllegalStateException("the JSON warm-up document is valid", e);
+    }
   }
 
   /** {@code http://HOST:PORT} of a server bound to {@code host}, a wildcard address reached through loopback. */
