@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * {@code PUT /v1/metasync}: the primary pushes {@link ClusterMetadata}. Older versions are ignored (200, so the
  * sender stops retrying); metadata of another cluster is refused with 409 {@code ClusterMismatch}. Applying
- * persists to disk, so it runs on the blocking pool.
+ * persists to disk, so it runs on the blocking pool, and so does reading the body into records.
  */
 public final class MetasyncHandler extends JsonRequestHandler {
   private final ClusterMetadataHolder holder;
@@ -28,8 +28,9 @@ public final class MetasyncHandler extends JsonRequestHandler {
     if (body == null) {
       throw BadRequestException.invalidArgument("metasync needs a JSON body with 'map' and 'buckets'");
     }
-    ClusterMetadata md = convert(body, ClusterMetadata.class);
-    pool.submit(() -> holder.apply(md)).whenComplete((changed, err) -> {
+    // Converted on the pool too: a whole cluster's metadata is not small, and the first conversion waits for Jackson
+    // to build its deserializers under a lock (a joining target's event loop waited 158 ms there, JFR).
+    pool.submit(() -> holder.apply(convert(body, ClusterMetadata.class))).whenComplete((changed, err) -> {
       if (err != null) {
         ex.sendError(ControlClient.cause(err));
       } else {
