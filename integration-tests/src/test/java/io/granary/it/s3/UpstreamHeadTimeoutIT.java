@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * with SIGSTOP: requests it relayed whole to that target answer 504 GatewayTimeout (S3 XML) once the wait is over,
  * each logged once with its node, bucket and object; meanwhile the other target is served as usual; and once the
  * target runs again (SIGCONT), no late answer to a timed-out request reaches another client (the connections they
- * were sent on were closed, never pooled). Health checks are slow here (60 s to offline), so the frozen target stays
+ * were sent on were closed, never pooled). A native request the proxy forwards to it (its mountpaths) is 504 as JSON. Health checks are slow here (60 s to offline), so the frozen target stays
  * active and its requests are relayed rather than refused as offline.
  */
 class UpstreamHeadTimeoutIT {
@@ -104,6 +104,12 @@ class UpstreamHeadTimeoutIT {
       byte[] body = Content.bytes(4, 50_000); // sent whole into the frozen target's socket buffer, then waited for
       assertGatewayTimeout(S3Support.sendSigned(cluster, "PUT", "/" + BUCKET + "/" + putWhileFrozen, Map.of(), body,
           body), "PUT to the frozen target");
+      // A native request the proxy forwards to the frozen target: 504 as the native JSON error, after the fixed
+      // 10 s of the proxy's control calls.
+      Http.Reply mountpaths = Http.get(cluster.endpoint() + "/v1/cluster/nodes/" + FROZEN + "/mountpaths");
+      assertThat(mountpaths.status()).as(mountpaths.bodyText()).isEqualTo(504);
+      assertThat(mountpaths.header("content-type")).hasValueSatisfying(v -> assertThat(v).contains("json"));
+      assertThat(mountpaths.bodyText()).contains("\"GatewayTimeout\"");
       // The proxy serves the rest of the cluster meanwhile.
       assertThat(get(live)).isEqualTo(liveData);
       byte[] liveAgain = Content.bytes(5, 80_000);
