@@ -72,6 +72,13 @@ public final class ProxyCommand implements Callable<Integer> {
           + "instead of streaming through the proxy.")
   boolean s3Redirect;
 
+  @Option(names = "--upstream-head-timeout", defaultValue = "1h", converter = DurationConverter.class,
+      paramLabel = "DURATION",
+      description = {"How long an S3 request relayed whole to its target may wait for the target's answer to start; "
+          + "then 504 GatewayTimeout and the connection to the target is closed (default: ${DEFAULT-VALUE}).",
+          "Long enough for a CompleteMultipartUpload assembling about 500 GiB (docs/http-api.md)."})
+  Duration upstreamHeadTimeout;
+
   @Option(names = "--rebalance-retry-delay", defaultValue = "10s",
       description = {"Wait before retrying a failed rebalance by itself (default: ${DEFAULT-VALUE}, at least 1s); "
           + "doubles per failed attempt up to --rebalance-retry-max-delay."}, converter = DurationConverter.class)
@@ -121,7 +128,8 @@ public final class ProxyCommand implements Callable<Integer> {
     ProxyConfig cfg = new ProxyConfig(node.id, node.host, port, node.publicUrl(port), data, primary, node.ioThreads(),
         healthInterval, offlineAfter, node.httpLimits(), node.clusterSecret(), credentials(), anonymous, nativeAuth,
         s3Redirect, new RetryPolicy(rebalanceRetryDelay, rebalanceRetryMaxDelay, rebalanceAttempts))
-        .withLease(k8sLease == null ? null : LeaseSettings.of(k8sLease, k8sNamespace, k8sLeaseDuration));
+        .withLease(k8sLease == null ? null : LeaseSettings.of(k8sLease, k8sNamespace, k8sLeaseDuration))
+        .withUpstreamHeadTimeout(upstreamHeadTimeout);
     Duration grace = node.shutdownGrace();
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(ProxyNode.start(cfg, fatal), node.parentPid, fatal, grace);

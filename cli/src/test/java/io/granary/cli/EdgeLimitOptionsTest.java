@@ -56,4 +56,31 @@ class EdgeLimitOptionsTest {
           .hasLineCount(1);
     }
   }
+
+  private static ProxyCommand proxy(String... args) {
+    CommandLine.ParseResult r = GranaryCommand.commandLine().parseArgs(args);
+    return (ProxyCommand) r.subcommand().commandSpec().userObject();
+  }
+
+  @Test
+  void upstreamHeadTimeout_defaultIsTheDocumentedOne_andAGivenValueIsTaken() {
+    assertThat(proxy("proxy", "--data", "/tmp/x").upstreamHeadTimeout).isEqualTo(Duration.ofHours(1))
+        .isEqualTo(io.granary.proxy.ProxyConfig.DEFAULT_UPSTREAM_HEAD_TIMEOUT);
+    assertThat(proxy("proxy", "--data", "/tmp/x", "--upstream-head-timeout", "90s").upstreamHeadTimeout)
+        .isEqualTo(Duration.ofSeconds(90));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"0s", "-1m"})
+  void upstreamHeadTimeout_notPositive_refusesToStart_withOneLineNamingTheOption(String value) throws Exception {
+    Path data = Files.createTempDirectory("edge-options");
+    StringWriter err = new StringWriter();
+    CommandLine cl = GranaryCommand.commandLine();
+    cl.setErr(new PrintWriter(err));
+    int exit = cl.execute("proxy", "--data", data.toString(), "--anonymous", "--host", "127.0.0.1", "--port", "0",
+        "--upstream-head-timeout", value);
+    assertThat(exit).as(err.toString()).isEqualTo(1);
+    assertThat(err.toString()).startsWith("granary proxy: --upstream-head-timeout must be positive").hasLineCount(1);
+    assertThat(data.resolve("node-id")).as("nothing started").doesNotExist();
+  }
 }

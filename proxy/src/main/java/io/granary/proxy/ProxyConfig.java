@@ -30,17 +30,27 @@ import java.util.Objects;
  * @param rebalanceRetry when the primary retries a failed rebalance by itself
  * @param lease take part in the Kubernetes Lease election of the primary (then {@code primaryUrl} is ignored); null:
  *     the primary is fixed, as outside Kubernetes
+ * @param upstreamHeadTimeout how long a relayed S3 request, once sent whole to its target, may wait for the target's
+ *     answer head before the client gets 504 GatewayTimeout; null: {@link #DEFAULT_UPSTREAM_HEAD_TIMEOUT}
  */
 public record ProxyConfig(String id, String host, int port, String publicUrl, Path dataDir, String primaryUrl,
     int ioThreads, Duration healthInterval, Duration offlineAfter, HttpLimits http, String clusterSecret,
     CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect,
-    RetryPolicy rebalanceRetry, LeaseSettings lease) {
+    RetryPolicy rebalanceRetry, LeaseSettings lease, Duration upstreamHeadTimeout) {
+  /** The default of {@code --upstream-head-timeout}; why this long: docs/http-api.md, "Timeouts". */
+  public static final Duration DEFAULT_UPSTREAM_HEAD_TIMEOUT = Duration.ofHours(1);
+
   public ProxyConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(credentials, "credentials");
     Objects.requireNonNull(http, "http");
     rebalanceRetry = rebalanceRetry == null ? RetryPolicy.DEFAULTS : rebalanceRetry;
+    upstreamHeadTimeout = upstreamHeadTimeout == null ? DEFAULT_UPSTREAM_HEAD_TIMEOUT : upstreamHeadTimeout;
+    if (upstreamHeadTimeout.toMillis() <= 0) {
+      throw new IllegalArgumentException("--upstream-head-timeout must be positive, got "
+          + upstreamHeadTimeout.toMillis() + "ms");
+    }
     if (credentials.size() == 0 && !anonymous) {
       throw new IllegalArgumentException("no access keys: give --access-key/--secret-key or --credentials-file, "
           + "or allow unsigned requests with --anonymous");
@@ -53,12 +63,18 @@ public record ProxyConfig(String id, String host, int port, String publicUrl, Pa
       CredentialStore credentials, boolean anonymous, boolean nativeAuth, boolean s3Redirect,
       RetryPolicy rebalanceRetry) {
     this(id, host, port, publicUrl, dataDir, primaryUrl, ioThreads, healthInterval, offlineAfter, http, clusterSecret,
-        credentials, anonymous, nativeAuth, s3Redirect, rebalanceRetry, null);
+        credentials, anonymous, nativeAuth, s3Redirect, rebalanceRetry, null, null);
   }
 
   /** This configuration taking part in the Lease election {@code next} (null: none). */
   public ProxyConfig withLease(LeaseSettings next) {
     return new ProxyConfig(id, host, port, publicUrl, dataDir, primaryUrl, ioThreads, healthInterval, offlineAfter,
-        http, clusterSecret, credentials, anonymous, nativeAuth, s3Redirect, rebalanceRetry, next);
+        http, clusterSecret, credentials, anonymous, nativeAuth, s3Redirect, rebalanceRetry, next, upstreamHeadTimeout);
+  }
+
+  /** This configuration with {@code timeout} as its upstream head timeout (null: the default). */
+  public ProxyConfig withUpstreamHeadTimeout(Duration timeout) {
+    return new ProxyConfig(id, host, port, publicUrl, dataDir, primaryUrl, ioThreads, healthInterval, offlineAfter,
+        http, clusterSecret, credentials, anonymous, nativeAuth, s3Redirect, rebalanceRetry, lease, timeout);
   }
 }

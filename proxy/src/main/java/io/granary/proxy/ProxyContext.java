@@ -10,6 +10,7 @@ import io.granary.proxy.listing.ListingMerger;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.MetadataPusher;
 import io.granary.proxy.membership.PrimaryRole;
+import java.time.Duration;
 
 /**
  * What the proxy's request handlers share: cluster metadata, the primary's authority (only on the primary), the
@@ -25,10 +26,11 @@ import io.granary.proxy.membership.PrimaryRole;
  * @param auth who sent a request: SigV4 verification, or anonymous when allowed
  * @param nativeAuth whether the native /v1/ API requires SigV4 too
  * @param s3Redirect answer S3 object GET/HEAD with 307 to a signed target URL (opt-in)
+ * @param upstreamHeadTimeout how long a request relayed whole to a target waits for its answer head (then 504)
  */
 public record ProxyContext(ClusterMetadataHolder cluster, PrimaryRole role, ControlClient client,
     BoundedExecutor control, ClusterSigner signer, UpstreamPool upstream, ListingMerger lister,
-    RequestAuthenticator auth, boolean nativeAuth, boolean s3Redirect) {
+    RequestAuthenticator auth, boolean nativeAuth, boolean s3Redirect, Duration upstreamHeadTimeout) {
 
   /** Whether this proxy is the primary now. */
   public boolean primary() {

@@ -127,7 +127,7 @@ public final class ProxyNode implements GracefulStop {
     BoundedExecutor remotePool = new BoundedExecutor("remote-" + id, 8, 256);
     ProxyContext ctx = new ProxyContext(holder, role, client, control, signer, upstream,
         new ListingMerger(client, remotes, remotePool), new RequestAuthenticator(cfg.credentials(), cfg.anonymous(), Clock.systemUTC()),
-        cfg.nativeAuth(), cfg.s3Redirect());
+        cfg.nativeAuth(), cfg.s3Redirect(), cfg.upstreamHeadTimeout());
     // ---- prefetch jobs (io.granary.proxy.jobs): stateless fan-out to targets; the scheduler times ?wait polls
     // ---- rebalance (io.granary.proxy.rebalance): a job kind of its own, coordinated by the primary
     RebalanceJobs rebalanceJobs = new RebalanceJobs(holder, role, client, control, scheduler);

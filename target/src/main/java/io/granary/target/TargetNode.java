@@ -213,7 +213,8 @@ public final class TargetNode implements GracefulStop {
     TargetJobs jobs = new TargetJobs(id, holder, cold, remotes, TargetJobs.DEFAULT_CONCURRENCY,
         TargetJobs.MAX_CONCURRENCY);
     // ---- end prefetch jobs
-    S3TargetRoutes s3 = new S3TargetRoutes(new S3ObjectApi(holder, S3Errors.RENDERER), store, multipart, disk,
+    S3TargetRoutes s3 = new S3TargetRoutes(new S3ObjectApi(holder, S3Errors.RENDERER), store,
+        rebalancer.relocation(), multipart, disk,
         new CopySource(holder, upstream, signer), handlers);
     // ---- resilver (io.granary.target.resilver): mountpaths change at run time; objects move to their HRW one
     HealthChecker health = new HealthChecker(id, store);

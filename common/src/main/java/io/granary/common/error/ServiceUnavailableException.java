@@ -17,6 +17,11 @@ public final class ServiceUnavailableException extends ApiException {
   public static final String TOO_MANY_CONNECTIONS = "TooManyConnections";
   /** A disk of the target failed under the request, or the target has no disk to place an object on. */
   public static final String MOUNTPATH_UNAVAILABLE = "MountpathUnavailable";
+  /**
+   * A change of an object's record was sent to a target that no longer owns the object under the map it holds (the
+   * sender routed by an older map): the change is made only on the owner, so retrying reaches it.
+   */
+  public static final String OBJECT_MOVING = "ObjectMoving";
 
   private final int retryAfterSeconds;
 

@@ -26,7 +26,7 @@ import java.util.Map;
  *   <tr><td>BucketAlreadyExists 409</td><td>BucketAlreadyOwnedByYou 409</td><td>single-tenant: every bucket is
  *     the caller's</td></tr>
  *   <tr><td>BucketNotEmpty 409</td><td>BucketNotEmpty 409</td><td></td></tr>
- *   <tr><td>TargetOffline, NoTargets, PrimaryUnreachable 503</td><td>ServiceUnavailable 503</td><td>SDKs retry
+ *   <tr><td>TargetOffline, NoTargets, PrimaryUnreachable, ObjectMoving 503</td><td>ServiceUnavailable 503</td><td>SDKs retry
  *     it</td></tr>
  *   <tr><td>Busy 503</td><td>SlowDown 503</td><td>SDKs back off on it (throttling)</td></tr>
  *   <tr><td>InsufficientStorage 507</td><td>InsufficientStorage 507</td><td>S3 has no equivalent; kept as
@@ -68,6 +68,7 @@ public final class S3ErrorCodes {
       Map.entry("TargetOffline", new S3ErrorCode(SERVICE_UNAVAILABLE, HttpResponseStatus.SERVICE_UNAVAILABLE)),
       Map.entry("NoTargets", new S3ErrorCode(SERVICE_UNAVAILABLE, HttpResponseStatus.SERVICE_UNAVAILABLE)),
       Map.entry("PrimaryUnreachable", new S3ErrorCode(SERVICE_UNAVAILABLE, HttpResponseStatus.SERVICE_UNAVAILABLE)),
+      Map.entry("ObjectMoving", new S3ErrorCode(SERVICE_UNAVAILABLE, HttpResponseStatus.SERVICE_UNAVAILABLE)),
       Map.entry("Busy", new S3ErrorCode(SLOW_DOWN, HttpResponseStatus.SERVICE_UNAVAILABLE)),
       Map.entry("InsufficientStorage", new S3ErrorCode("InsufficientStorage", HttpResponseStatus.INSUFFICIENT_STORAGE)),
       Map.entry("MethodNotAllowed", new S3ErrorCode("MethodNotAllowed", HttpResponseStatus.METHOD_NOT_ALLOWED)),

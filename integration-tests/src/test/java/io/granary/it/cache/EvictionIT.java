@@ -117,7 +117,10 @@ class EvictionIT {
       Http.Reply r = put("fill-" + i, filler);
       if (r.status() == 507) {
         if (refusedInARow++ == 0) {
-          Thread.sleep(1500); // the first refusal of a streak: give eviction a run before believing it
+          // The first refusal of a streak: believe it only after an eviction run that started after it.
+          double runs = evictionRuns();
+          Awaitility.await("an eviction run after the refusal").atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(100)).until(() -> evictionRuns() >= runs + 2);
         }
       } else {
         assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
@@ -133,6 +136,17 @@ class EvictionIT {
     assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(1900)).isLessThan(Duration.ofSeconds(20));
     assertThat(Http.get(cluster.endpoint() + "/v1/objects/evict-local/keep").body())
         .isEqualTo(Content.bytes(1, 1 << 20));
+  }
+
+  /** The target's count of finished eviction runs ({@code granary_eviction_runs_total}). */
+  private static double evictionRuns() throws Exception {
+    String target = cluster.targetUrl(cluster.targetIds().get(0));
+    for (String line : Http.get(target + "/metrics").bodyText().split("\n")) {
+      if (line.startsWith("granary_eviction_runs_total")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    throw new AssertionError("no granary_eviction_runs_total on " + target);
   }
 
   private static Http.Reply put(String name, byte[] data) throws Exception {

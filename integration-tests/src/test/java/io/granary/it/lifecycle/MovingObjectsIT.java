@@ -33,6 +33,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.ObjectAttributes;
+import software.amazon.awssdk.services.s3.model.ObjectCannedACL;
+import software.amazon.awssdk.services.s3.model.Permission;
+import software.amazon.awssdk.services.s3.model.Type;
 
 /**
  * Objects that have not reached their new owner yet, against real processes: with sending capped at 512 KiB/s a
@@ -40,7 +44,8 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * previous owner answer as if they had moved: native reads that followed the proxy's 307 are sent on to the previous
  * owner by another (and back once the object has left it), S3 reads through the proxy are relayed from that owner
  * from 16 KiB (smaller ones brought first), and a DELETE of one stays deleted (the copy in flight does not bring it
- * back). Then a short maintenance (no rebalance) answers 503 with Retry-After for its target's objects.
+ * back), and an ACL changed meanwhile is changed on the new owner and stays so. Then a short maintenance (no
+ * rebalance) answers 503 with Retry-After for its target's objects.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MovingObjectsIT {
@@ -125,6 +130,15 @@ class MovingObjectsIT {
       ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(data.name(i)));
       assertThat(Dataset.crc(got.asByteArray())).as("S3 GET %s", data.name(i)).isEqualTo(data.crc(i));
     }
+    // An ACL changed while its object moves is changed on the new owner, which first brings the object from the
+    // previous one (not 404 for an object not there yet), and no later send of the previous owner's copy undoes it.
+    List<Integer> aclChanged = moving.subList(moving.size() - 40, moving.size() - 20);
+    for (int i : aclChanged) {
+      s3.putObjectAcl(b -> b.bucket(BUCKET).key(data.name(i)).acl(ObjectCannedACL.PUBLIC_READ));
+      assertThat(publicRead(data.name(i))).as("ACL of %s right after PutObjectAcl", data.name(i)).isTrue();
+      assertThat(s3.getObjectAttributes(b -> b.bucket(BUCKET).key(data.name(i))
+          .objectAttributes(ObjectAttributes.OBJECT_SIZE)).objectSize()).isEqualTo(data.content(i).length);
+    }
     // A native client that followed the proxy's 307 to the new owner is sent on to the previous owner by another
     // 307, whatever the size; once the object has left that target, the same URL sends the client back to the owner.
     String toHolder = null;
@@ -182,6 +196,9 @@ class MovingObjectsIT {
         kept.add(data.name(i));
       }
     }
+    for (int i : aclChanged) {
+      assertThat(publicRead(data.name(i))).as("ACL of %s once every object has moved", data.name(i)).isTrue();
+    }
     for (int i : moving.subList(20, 30)) {
       kept.add("copies/" + i);
     }
@@ -190,6 +207,11 @@ class MovingObjectsIT {
     JsonNode page = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET
         + "?limit=10000").body());
     assertThat(page.path("entries").size()).isEqualTo(kept.size());
+  }
+
+  private static boolean publicRead(String key) {
+    return s3.getObjectAcl(b -> b.bucket(BUCKET).key(key)).grants().stream()
+        .anyMatch(g -> g.grantee().type() == Type.GROUP && g.permission() == Permission.READ);
   }
 
   /** The new owner's count of reads answered by relaying them from the target still holding the object. */

@@ -29,6 +29,7 @@ import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketCannedACL;
 import software.amazon.awssdk.services.s3.model.Grant;
+import software.amazon.awssdk.services.s3.model.ObjectAttributes;
 import software.amazon.awssdk.services.s3.model.ObjectCannedACL;
 import software.amazon.awssdk.services.s3.model.Permission;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -190,6 +191,45 @@ class S3AclIT {
     assertThat(unsigned("GET", "/" + PUBLIC + "/missing", null).status()).isEqualTo(404);
     assertDenied(unsigned("GET", "/" + PRIVATE + "/missing", null), "missing key in a private bucket");
     assertDenied(unsigned("GET", "/no-such-bucket/open", null), "missing bucket");
+  }
+
+  private static Http.Reply unsignedAttributes(String bucket, String key) throws Exception {
+    return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/" + bucket + "/" + key
+        + "?attributes")).header("x-amz-object-attributes", "ETag,ObjectSize").GET());
+  }
+
+  @Test
+  @Order(1)
+  void anonymousGetObjectAttributes_ofPublicReadObject_is200_ofPrivateObject_is403_missingKeyAsGetObject()
+      throws Exception {
+    String etag = s3.headObject(b -> b.bucket(PRIVATE).key("open")).eTag().replace("\"", "");
+    for (String bucket : List.of(PUBLIC, PRIVATE)) {
+      Http.Reply open = unsignedAttributes(bucket, "open");
+      assertThat(open.status()).as(bucket + ": " + open.bodyText()).isEqualTo(200);
+      assertThat(open.bodyText()).contains("<ETag>" + etag + "</ETag>")
+          .contains("<ObjectSize>" + DATA.length + "</ObjectSize>");
+      var sdk = anonymous.getObjectAttributes(b -> b.bucket(bucket).key("open")
+          .objectAttributes(ObjectAttributes.E_TAG, ObjectAttributes.OBJECT_SIZE));
+      assertThat(sdk.eTag()).isEqualTo(etag);
+      assertThat(sdk.objectSize()).isEqualTo(DATA.length);
+
+      // A public-read bucket does not make its objects' attributes readable either.
+      Http.Reply closed = unsignedAttributes(bucket, "closed");
+      assertDenied(closed, bucket + " attributes of closed");
+      assertThat(closed.bodyText()).doesNotContain(etag);
+      assertS3Error(() -> anonymous.getObjectAttributes(b -> b.bucket(bucket).key("closed")
+          .objectAttributes(ObjectAttributes.E_TAG)), 403, "AccessDenied");
+    }
+    // A missing key answers as GetObject does: 404 where a listing would say so anyway, else 403.
+    Http.Reply missing = unsignedAttributes(PUBLIC, "missing");
+    assertThat(missing.status()).as(missing.bodyText()).isEqualTo(404);
+    assertThat(missing.bodyText()).contains("<Code>NoSuchKey</Code>");
+    assertDenied(unsignedAttributes(PRIVATE, "missing"), "attributes of a missing key in a private bucket");
+    assertDenied(unsignedAttributes("no-such-bucket", "open"), "attributes in a missing bucket");
+    // Only a GET: the same sub-resource with a write is refused and changes nothing.
+    assertDenied(Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/" + PUBLIC
+        + "/open?attributes")).PUT(HttpRequest.BodyPublishers.ofString("x"))), "PUT ?attributes");
+    assertThat(s3.getObjectAsBytes(b -> b.bucket(PUBLIC).key("open")).asByteArray()).isEqualTo(DATA);
   }
 
   @Test

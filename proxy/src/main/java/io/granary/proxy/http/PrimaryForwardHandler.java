@@ -3,6 +3,7 @@ package io.granary.proxy.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.common.control.ControlClient;
+import io.granary.common.error.GatewayTimeoutException;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.JsonRequestHandler;
@@ -13,6 +14,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.net.http.HttpTimeoutException;
 
 /**
  * On a non-primary proxy, relays a metadata change (bucket create or delete, join, node state) to the primary
@@ -37,8 +39,12 @@ final class PrimaryForwardHandler extends JsonRequestHandler {
     client.forward(ex.method().name(), primaryUrl + ex.request().uri(), bytes, "application/json")
         .whenComplete((resp, err) -> {
           if (err != null) {
-            ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.PRIMARY_UNREACHABLE,
-                "the primary proxy at " + primaryUrl + " did not answer: " + ControlClient.cause(err), 5));
+            Throwable cause = ControlClient.cause(err);
+            ex.sendError(cause instanceof HttpTimeoutException // it took the request and did not answer in time
+                ? new GatewayTimeoutException("the primary proxy at " + primaryUrl + " did not answer in time: "
+                    + cause.getMessage())
+                : new ServiceUnavailableException(ServiceUnavailableException.PRIMARY_UNREACHABLE,
+                    "the primary proxy at " + primaryUrl + " did not answer: " + cause, 5));
             return;
           }
           FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,

@@ -4,6 +4,7 @@ import io.granary.clustermap.Node;
 import io.granary.clustermap.NodeRole;
 import io.granary.common.api.ApiPaths;
 import io.granary.common.control.ControlClient;
+import io.granary.common.error.GatewayTimeoutException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.NodeNotFoundException;
 import io.granary.common.error.ServiceUnavailableException;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.net.http.HttpTimeoutException;
 
 /**
  * Relays a node's mountpath requests to that target, signed as every request between nodes, and returns its
@@ -97,8 +99,11 @@ public final class NodeMountpathsHandler extends SmallBodyHandler {
     client.forward(ex.method().name(), url, body, body.length == 0 ? null : type == null ? "application/json" : type)
         .whenComplete((resp, err) -> {
           if (err != null) {
-            ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "target "
-                + n.id() + " did not answer: " + ControlClient.cause(err), 5));
+            Throwable cause = ControlClient.cause(err);
+            ex.sendError(cause instanceof HttpTimeoutException // it took the request and did not answer in time
+                ? new GatewayTimeoutException("target " + n.id() + " did not answer in time: " + cause.getMessage())
+                : new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "target " + n.id()
+                    + " did not answer: " + cause, 5));
             return;
           }
           FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,

@@ -16,9 +16,10 @@ import java.util.Set;
  * the AllUsers group:
  * <ul>
  *   <li>list (ListObjects, ListObjectsV2) and HEAD a local bucket whose ACL is public-read;
- *   <li>GET and HEAD an object of a local bucket: relayed marked anonymous, and the object's owning target, which
- *       alone knows the object's ACL, serves it only when it is public-read. A public-read bucket does not make its
- *       objects readable (S3: the bucket ACL's READ is the right to list).
+ *   <li>GET and HEAD an object of a local bucket, and GetObjectAttributes ({@code GET ?attributes}, which S3 grants
+ *       with READ on the object as it does GetObject): relayed marked anonymous, and the object's owning target,
+ *       which alone knows the object's ACL, serves it only when it is public-read. A public-read bucket does not
+ *       make its objects readable (S3: the bucket ACL's READ is the right to list).
  * </ul>
  * Everything else is 403 AccessDenied: every write, delete, ACL read or change, multipart operation, ListBuckets,
  * and any request on a remote bucket (an unsigned client must not make the cluster fetch from another store). A
@@ -30,6 +31,8 @@ final class AnonymousAccess {
       "continuation-token", "start-after", "marker", "encoding-type", "fetch-owner", "x-id");
   /** The query parameters of a plain object read. */
   private static final Set<String> READ_PARAMS = Set.of("partNumber", "x-id");
+  /** GetObjectAttributes' sub-resource: a GET only, answered from the object's record. */
+  private static final String ATTRIBUTES = "attributes";
 
   private AnonymousAccess() {}
 
@@ -42,13 +45,15 @@ final class AnonymousAccess {
   }
 
   /**
-   * Refuses (403) an unsigned request on an object other than a plain GET or HEAD in a local bucket; one that
-   * passes is relayed marked anonymous for the target to decide.
+   * Refuses (403) an unsigned request on an object other than a plain GET or HEAD, or a GetObjectAttributes, in a
+   * local bucket; one that passes is relayed marked anonymous for the target to decide.
    */
   static void checkObject(ClusterMetadataHolder cluster, String bucket, HttpMethod m, Map<String, List<String>> q) {
     boolean read = (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD))
         && q.keySet().stream().allMatch(n -> READ_PARAMS.contains(n) || n.startsWith("response-"));
-    if (!read || local(cluster, bucket).isEmpty()) {
+    boolean attributes = m.equals(HttpMethod.GET) && q.containsKey(ATTRIBUTES)
+        && q.keySet().stream().allMatch(n -> n.equals(ATTRIBUTES) || n.equals("x-id"));
+    if (!(read || attributes) || local(cluster, bucket).isEmpty()) {
       throw RequestAuthenticator.unsigned();
     }
     if (q.keySet().stream().anyMatch(n -> n.startsWith("response-"))) { // as S3 answers

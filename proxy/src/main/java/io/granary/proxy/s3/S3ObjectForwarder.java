@@ -16,6 +16,7 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.ObjectOwner;
+import io.granary.common.http.relay.AnswerTimeout;
 import io.granary.common.http.relay.ObjectRelay;
 import io.granary.common.http.relay.RequestBody;
 import io.granary.common.membership.UploadHolder;
@@ -27,6 +28,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -46,11 +48,14 @@ public final class S3ObjectForwarder {
   private final ClusterMetadataHolder cluster;
   private final UpstreamPool pool;
   private final ClusterSigner signer; // null when the cluster runs without a secret
+  private final Duration answerWait; // how long a request sent whole waits for the target's answer head
 
-  public S3ObjectForwarder(ClusterMetadataHolder cluster, UpstreamPool pool, ClusterSigner signer) {
+  public S3ObjectForwarder(ClusterMetadataHolder cluster, UpstreamPool pool, ClusterSigner signer,
+      Duration answerWait) {
     this.cluster = cluster;
     this.pool = pool;
     this.signer = signer;
+    this.answerWait = answerWait;
   }
 
   /** The relay for this request; validates bucket and key first (404, 400) and refuses an offline owner (503). */
@@ -104,7 +109,8 @@ public final class S3ObjectForwarder {
     if (signer != null) {
       signer.signHeaders(head.method().name(), uri, h);
     }
-    return new ObjectRelay(pool, new InetSocketAddress(target.getHost(), target.getPort()), owner.id(), head, body);
+    return new ObjectRelay(pool, new InetSocketAddress(target.getHost(), target.getPort()), owner.id(), head, body,
+        null, new AnswerTimeout(answerWait, bucket.bucket().toString(), key));
   }
 
   /** The key's HRW owner; 503 when there is none or it cannot answer now. */

@@ -56,7 +56,8 @@ public final class S3Router implements Router {
 
   public S3Router(ProxyContext ctx) {
     this.ctx = ctx;
-    this.forwarder = new S3ObjectForwarder(ctx.cluster(), ctx.upstream(), ctx.signer());
+    this.forwarder = new S3ObjectForwarder(ctx.cluster(), ctx.upstream(), ctx.signer(),
+        ctx.upstreamHeadTimeout());
     this.admin = new BucketAdmin(ctx);
   }
 

@@ -107,6 +107,28 @@ class AnonymousAccessTest {
   }
 
   @Test
+  void checkObject_getObjectAttributesInLocalBucket_passes_forTheTargetToDecide() {
+    for (String bucket : List.of("pub", "priv")) {
+      assertThatCode(() -> AnonymousAccess.checkObject(holder, bucket, HttpMethod.GET, q("attributes")))
+          .doesNotThrowAnyException();
+      assertThatCode(() -> AnonymousAccess.checkObject(holder, bucket, HttpMethod.GET, q("attributes", "x-id")))
+          .doesNotThrowAnyException();
+    }
+  }
+
+  @Test
+  void checkObject_attributesOtherThanAPlainGet_orOnARemoteBucket_are403() {
+    for (HttpMethod m : List.of(HttpMethod.HEAD, HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.POST)) {
+      assertDenied(() -> AnonymousAccess.checkObject(holder, "pub", m, q("attributes")));
+    }
+    for (String other : List.of("acl", "uploadId", "partNumber", "response-content-type")) {
+      assertDenied(() -> AnonymousAccess.checkObject(holder, "pub", HttpMethod.GET, q("attributes", other)));
+    }
+    assertDenied(() -> AnonymousAccess.checkObject(holder, "remote", HttpMethod.GET, q("attributes")));
+    assertDenied(() -> AnonymousAccess.checkObject(holder, "missing", HttpMethod.GET, q("attributes")));
+  }
+
+  @Test
   void checkObject_writesSubresourcesRemoteOrMissingBuckets_are403() {
     for (HttpMethod m : List.of(HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.POST)) {
       assertDenied(() -> AnonymousAccess.checkObject(holder, "pub", m, q()));

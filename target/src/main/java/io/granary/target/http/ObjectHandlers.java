@@ -20,6 +20,15 @@ public interface ObjectHandlers {
   RequestHandler delete(ObjectApi api);
 
   /**
+   * Wraps a handler that reads or changes only an object's record (its ACL, its attributes), so that it finds the
+   * object where a GET would: while objects move, the rebalancing set first brings the object here from a previous
+   * owner. The local set returns {@code handler} itself.
+   */
+  default RequestHandler record(ObjectApi api, RequestHandler handler) {
+    return handler;
+  }
+
+  /**
    * Commits a completely written body as its object's new version (disk pool). Operations that build an object
    * on the target rather than from a PUT body (CopyObject) commit through here, so a remote bucket's copy is
    * written through like a PUT.

@@ -3,6 +3,7 @@ package io.granary.target.rebalance;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.api.GranaryHeaders;
 import io.granary.common.control.ControlClient;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.membership.ClusterMetadataHolder;
@@ -130,7 +131,8 @@ public final class NeighborLookup {
       return;
     }
     String url = n.url() + ObjectTransport.path(ObjectTransport.PUSH, bucket, name) + "&" + ObjectTransport.TO + "="
-        + self + (relayAbove < 0 ? "" : "&" + ObjectTransport.RELAY_ABOVE + "=" + relayAbove);
+        + self + (relayAbove < 0 ? "" : "&" + ObjectTransport.RELAY_ABOVE + "=" + relayAbove)
+        + "&" + GranaryHeaders.MAP_VERSION_PARAM + "=" + mapVersion(); // the holder pushes under this map or newer
     client.send("POST", url, null, ObjectTransport.Answer.class).whenComplete((a, err) -> {
       if (err == null) {
         boolean relay = a != null && ObjectTransport.RELAY.equals(a.outcome());

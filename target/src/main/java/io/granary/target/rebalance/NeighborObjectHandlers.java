@@ -44,6 +44,10 @@ import java.util.concurrent.CompletableFuture;
  *       object's size ({@link NeighborRedirect}): nothing passes through this target while it moves.</li>
  *   <li>A read relayed by another target ({@link NeighborRelay#isNeighborRead}) is answered from what is here or
  *       404, whether or not the map is settled; a redirected client whose object has left goes back to its owner.</li>
+ *   <li>A request that reads or changes only an object's record (Get/PutObjectAcl, GetObjectAttributes) of an
+ *       object not here first brings it here from the target that still holds it, then is served as if it had
+ *       always been here: an ACL changes on the owner's copy only, never on a copy about to be removed (and a 404
+ *       answers only what no target has).</li>
  *   <li>DELETE first records a tombstone here (so a copy still in flight cannot bring the object back), then removes
  *       the copies other targets hold, then deletes as usual.</li>
  * </ul>
@@ -184,6 +188,30 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
                 ex.sendError(StorageErrors.of("deleting " + req.name(), e));
               }
             }));
+      }
+    };
+  }
+
+  @Override
+  public RequestHandler record(ObjectApi api, RequestHandler handler) {
+    return new Deferred(api, inner.record(api, handler)) {
+      @Override
+      void before(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
+        if (store.stat(req.bucket(), req.name()) != null) {
+          proceed(ex);
+          return;
+        }
+        // Small records are never relayed: the object comes here first, whatever its size, and is then read or
+        // changed here (a copy deleted here while moving is refused when it arrives, as for a GET).
+        neighbors.fetch(req.bucket(), req.name()).whenComplete((found, err) -> ex.onLoop(() -> {
+          if (err == null && found.found() == NeighborLookup.Found.UNKNOWN && !req.bucket().isRemote()) {
+            ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "object '"
+                + req.name() + "' may be on a target that cannot answer now; retry shortly",
+                ObjectOwner.RETRY_SECONDS));
+          } else {
+            proceed(ex); // here now, or nowhere: the usual answer (a lookup error falls back to it too)
+          }
+        }));
       }
     };
   }

@@ -96,8 +96,27 @@ public final class TransportRoutes {
     return new Target(cluster.requireBucket(addr.bucket()), addr.name());
   }
 
-  /** {@code POST /v1/transport/push/...?to=NODE}: send the copy held here to NODE now. */
+  /**
+   * {@code POST /v1/transport/push/...?to=NODE}: send the copy held here to NODE now, once this target holds the map
+   * the asking owner named ({@code granary-map}). Why wait: under an older map this target may still own the object,
+   * keep its copy after the push and accept a change of its record (an ACL) that the owner's copy then never gets.
+   */
   private void push(HttpExchange ex) {
+    java.util.concurrent.CompletableFuture<Void> map = catchUp.mapOf(ex);
+    if (map.isDone()) {
+      pushNow(ex);
+      return;
+    }
+    map.whenComplete((v, err) -> ex.onLoop(() -> {
+      try {
+        pushNow(ex);
+      } catch (Throwable t) {
+        ex.sendError(t);
+      }
+    }));
+  }
+
+  private void pushNow(HttpExchange ex) {
     Target t = target(ex, ObjectTransport.PUSH);
     String to = ex.queryParam(ObjectTransport.TO);
     Node node = to == null ? null : cluster.require().map().targets().get(to);

@@ -15,6 +15,7 @@ import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3Responses;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.Relocation;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
@@ -24,18 +25,22 @@ import java.io.IOException;
  * ({@code PUT ?acl} with {@code x-amz-acl}, or an AccessControlPolicy body whose grants are those of a canned ACL,
  * as s3cmd {@code setacl} sends): replaces it in the object's record, which keeps its content, ETag and mtime. The
  * proxy has refused grants in headers and unsupported canned ACLs before relaying; the body is read here, once it
- * has arrived whole. 404 NoSuchKey for a missing object.
+ * has arrived whole. 404 NoSuchKey for a missing object. A target that no longer owns the object under its map
+ * refuses the change (503 ObjectMoving, {@link Relocation#changeAcl}): while objects move, an ACL changes on the
+ * owner only, after the object was brought there (the handler runs behind {@code ObjectHandlers.record}).
  */
 final class ObjectAclHandler extends SmallBodyHandler {
   private final ObjectApi api;
   private final ObjectStore store;
+  private final Relocation relocation;
   private final BoundedExecutor disk;
   private ObjectApi.ObjectRequest req;
 
-  ObjectAclHandler(ObjectApi api, ObjectStore store, BoundedExecutor disk) {
+  ObjectAclHandler(ObjectApi api, ObjectStore store, Relocation relocation, BoundedExecutor disk) {
     super(AccessControlPolicyBody.MAX_BYTES);
     this.api = api;
     this.store = store;
+    this.relocation = relocation;
     this.disk = disk;
   }
 
@@ -73,7 +78,7 @@ final class ObjectAclHandler extends SmallBodyHandler {
           "PutObjectAcl needs a canned ACL in x-amz-acl (private or public-read) or an AccessControlPolicy body");
     }
     CannedAcl chosen = acl;
-    disk.submit(() -> store.updateAcl(req.bucket(), req.name(), chosen)).whenComplete((meta, err) -> {
+    disk.submit(() -> relocation.changeAcl(req.bucket(), req.name(), chosen)).whenComplete((meta, err) -> {
       if (err != null) {
         ex.sendError(ControlClient.cause(err));
       } else if (meta == null) {

@@ -8,6 +8,7 @@ import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.ObjectPutHandler;
 import io.granary.target.multipart.MultipartStore;
 import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.Relocation;
 import io.netty.handler.codec.http.HttpMethod;
 import java.util.List;
 import java.util.Map;
@@ -24,20 +25,25 @@ import java.util.Map;
  *                                                         + x-amz-copy-source
  * GET|PUT ?acl               Get/PutObjectAcl             GET  ?attributes          GetObjectAttributes
  * </pre>
+ *
+ * The ACL and attributes operations read or change only the object's record: they go through
+ * {@link ObjectHandlers#record}, which while objects move first brings the object here from a previous owner.
  */
 public final class S3TargetRoutes {
   private final S3ObjectApi api;
   private final ObjectStore store;
+  private final Relocation relocation;
   private final MultipartStore multipart;
   private final BoundedExecutor disk;
   private final CopySource copySource;
   private final ObjectHandlers handlers;
 
-  public S3TargetRoutes(S3ObjectApi api, ObjectStore store, MultipartStore multipart, BoundedExecutor disk,
-      CopySource copySource, ObjectHandlers handlers) {
+  public S3TargetRoutes(S3ObjectApi api, ObjectStore store, Relocation relocation, MultipartStore multipart,
+      BoundedExecutor disk, CopySource copySource, ObjectHandlers handlers) {
     this.handlers = handlers;
     this.api = api;
     this.store = store;
+    this.relocation = relocation;
     this.multipart = multipart;
     this.disk = disk;
     this.copySource = copySource;
@@ -56,11 +62,12 @@ public final class S3TargetRoutes {
     HttpMethod m = ex.method();
     Map<String, List<String>> q = ex.queryParams();
     if (q.containsKey("acl")) {
-      return m.equals(HttpMethod.GET) || m.equals(HttpMethod.PUT)
-          ? new ObjectAclHandler(api, store, disk) : null; // acts on its whole body
+      return m.equals(HttpMethod.GET) || m.equals(HttpMethod.PUT) // acts on its whole body
+          ? handlers.record(api, new ObjectAclHandler(api, store, relocation, disk)) : null;
     }
     if (q.containsKey("attributes")) {
-      return m.equals(HttpMethod.GET) ? AfterBody.of(ex, new ObjectAttributesHandler(api, store)) : null;
+      return m.equals(HttpMethod.GET)
+          ? AfterBody.of(ex, handlers.record(api, new ObjectAttributesHandler(api, store))) : null;
     }
     if (m.equals(HttpMethod.POST)) {
       if (q.containsKey("uploads")) {

@@ -405,9 +405,9 @@ public final class ObjectStore implements AutoCloseable {
   /**
    * Replaces the ACL in the record of the object's newest copy, under its write lock; content, mtime and ETag stay
    * (an ACL is not a new version). Returns the new record, or null when the object does not exist. Disk executor
-   * only.
+   * only. Only through {@link Relocation#changeAcl}, which makes it on the object's owner alone.
    */
-  public ObjectMeta updateAcl(BucketProps bucket, String name, CannedAcl acl) throws IOException {
+  ObjectMeta updateAcl(BucketProps bucket, String name, CannedAcl acl) throws IOException {
     ObjectLocation loc = locate(bucket, name);
     Lock write = locks.forDigest(loc.digest()).writeLock();
     write.lock();

@@ -1,6 +1,8 @@
 package io.granary.target.storage;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.error.ServiceUnavailableException;
 import io.granary.target.meta.MetaStore;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
@@ -266,6 +268,34 @@ public final class Relocation {
         removed = true;
       }
       return store.copies().removeOthers(loc, which, store::remove) || removed;
+    } finally {
+      write.unlock();
+    }
+  }
+
+  /**
+   * Replaces the ACL in the record of this target's copy (an ACL is not a new version: mtime and ETag stay), only
+   * while this target owns the object under the map it holds; otherwise 503 ObjectMoving, nothing changed. Returns
+   * the new record, or null when there is no copy here. Disk executor only.
+   *
+   * <p>Why only the owner: a moved copy replaces the receiver's only when strictly newer (its mtime), and an ACL change
+   * keeps the mtime. A change made on a previous owner after it sent the object would be undone there: the receiver
+   * keeps the record sent before the change (the same version to it), and the changed copy here is either removed as
+   * "not needed" or, no longer equal to what was sent, left behind where nobody reads it. The ownership check runs
+   * under the object's write lock, which a send's {@link #open} (read) and {@link #removeSent} (write) take too, so
+   * a change is either made before this target could send the object under a newer map, or refused.
+   */
+  public ObjectMeta changeAcl(BucketProps bucket, String name, CannedAcl acl) throws IOException {
+    ObjectLocation loc = store.locate(bucket, name);
+    Lock write = store.locks().forDigest(loc.digest()).writeLock();
+    write.lock();
+    try {
+      if (!ownedHere.test(loc.digest())) {
+        throw new ServiceUnavailableException(ServiceUnavailableException.OBJECT_MOVING, "object '" + name
+            + "' of bucket " + bucket.bucket() + " is moving to another target; its ACL is changed there, retry",
+            1);
+      }
+      return store.updateAcl(bucket, name, acl); // the lock is reentrant
     } finally {
       write.unlock();
     }

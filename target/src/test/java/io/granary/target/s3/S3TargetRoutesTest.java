@@ -34,7 +34,7 @@ class S3TargetRoutesTest {
 
   @BeforeEach
   void setUp() {
-    S3TargetRoutes routes = new S3TargetRoutes(null, null, null, null, null, new RecordingHandlers());
+    S3TargetRoutes routes = new S3TargetRoutes(null, null, null, null, null, null, new RecordingHandlers());
     ch = new EmbeddedChannel();
     ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     ch.pipeline()

@@ -3,11 +3,13 @@ package io.granary.target.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.common.error.ChecksumMismatchException;
 import io.granary.common.error.IncompleteBodyException;
+import io.granary.common.error.ServiceUnavailableException;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.meta.RemoteVersion;
 import io.netty.buffer.Unpooled;
@@ -338,5 +340,79 @@ class RelocationTest {
     receive("b", c, meta(c, 1000), 0);
     receive("b", c, meta(c, 1000), 0); // kept: not a commit
     assertThat(told).containsExactly("a@5", "b@3");
+  }
+
+  /**
+   * The race of issue 18 ("a PutObjectAcl made on the old owner during a move can be lost"), step by step with two
+   * real stores: this target sent its copy, the owner committed it, then an ACL change reached this target (routed by
+   * an older map), then this target removes what it sent. Unguarded, the change is lost: the changed copy here is no
+   * longer the one sent, so it stays; the next send of it is the same version to the owner (equal mtime), kept
+   * there as it was, and this target then removes the only changed copy.
+   */
+  @Test
+  void updateAcl_unguarded_onACopyAlreadySent_isLost() throws IOException {
+    ObjectStore ownerStore = ObjectStore.open("t2", List.of(Mountpath.open(tmp.resolve("owner"))), 0);
+    try {
+      Relocation owner = new Relocation(ownerStore, digest -> true);
+      byte[] c = data("moving");
+      receive("k", c, meta(c, 1000), 0);
+      ObjectMeta sent = relocation.current(BUCKET, "k");
+      assertThat(receiveAt(owner, "k", c, sent)).isEqualTo(Relocation.Outcome.STORED);
+
+      store.updateAcl(BUCKET, "k", CannedAcl.PUBLIC_READ); // the change as it was made before it was guarded
+
+      assertThat(relocation.removeSent(BUCKET, "k", sent)).as("changed since it was sent: not removed").isFalse();
+      ObjectMeta changed = relocation.current(BUCKET, "k");
+      assertThat(receiveAt(owner, "k", c, changed)).as("the same version to the owner")
+          .isEqualTo(Relocation.Outcome.KEPT);
+      assertThat(relocation.removeSent(BUCKET, "k", changed)).isTrue();
+      assertThat(owner.current(BUCKET, "k").acl()).as("the change is gone").isEqualTo(CannedAcl.PRIVATE);
+    } finally {
+      ownerStore.close();
+    }
+  }
+
+  private static Relocation.Outcome receiveAt(Relocation at, String name, byte[] content, ObjectMeta meta)
+      throws IOException {
+    PutOperation op = at.beginReceive(BUCKET, name, meta);
+    op.write(Unpooled.wrappedBuffer(content));
+    return at.commitReceived(op, meta, 0);
+  }
+
+  @Test
+  void changeAcl_onATargetThatNoLongerOwnsTheObject_is503ObjectMoving_andTheSentCopyIsStillRemoved()
+      throws IOException {
+    byte[] c = data("moving");
+    receive("k", c, meta(c, 1000), 0);
+    ObjectMeta sent = relocation.current(BUCKET, "k");
+
+    assertThatThrownBy(() -> relocation.changeAcl(BUCKET, "k", CannedAcl.PUBLIC_READ))
+        .isInstanceOfSatisfying(ServiceUnavailableException.class, e -> {
+          assertThat(e.status().code()).isEqualTo(503);
+          assertThat(e.code()).isEqualTo(ServiceUnavailableException.OBJECT_MOVING);
+        });
+
+    assertThat(relocation.current(BUCKET, "k")).as("nothing changed").isEqualTo(sent);
+    assertThat(relocation.removeSent(BUCKET, "k", sent)).isTrue();
+    assertThat(relocation.current(BUCKET, "k")).isNull();
+  }
+
+  @Test
+  void changeAcl_onTheOwner_changesOnlyTheAcl_andAResentCopyOfTheSameVersionDoesNotUndoIt() throws IOException {
+    ownedHere.add(store.locate(BUCKET, "k").digest());
+    byte[] c = data("owned");
+    ObjectMeta sent = meta(c, 1000);
+    receive("k", c, sent, 0);
+
+    ObjectMeta changed = relocation.changeAcl(BUCKET, "k", CannedAcl.PUBLIC_READ);
+
+    assertThat(changed).isEqualTo(sent.withAcl(CannedAcl.PUBLIC_READ));
+    assertThat(relocation.current(BUCKET, "k")).isEqualTo(changed);
+    // The previous owner sends the same version again (a walk after a push): it is kept, the ACL with it.
+    assertThat(receive("k", c, sent, 0)).isEqualTo(Relocation.Outcome.KEPT);
+    assertThat(relocation.current(BUCKET, "k").acl()).isEqualTo(CannedAcl.PUBLIC_READ);
+    assertThat(read("k")).isEqualTo(c);
+    ownedHere.add(store.locate(BUCKET, "absent").digest());
+    assertThat(relocation.changeAcl(BUCKET, "absent", CannedAcl.PUBLIC_READ)).as("missing on its owner").isNull();
   }
 }

@@ -1,6 +1,7 @@
 package io.granary.common.http.relay;
 
 import io.granary.common.error.ApiException;
+import io.granary.common.error.GatewayTimeoutException;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
@@ -21,6 +22,8 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +51,7 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   private final RequestBody body;          // passes through or decodes the client's body
   private final String targetId;           // for errors and logs
   private final Fallback fallback;         // null: every answer is relayed, every failure answered
+  private final AnswerTimeout answerTimeout; // how long the whole request may wait for the answer head
 
   private HttpExchange ex;
   private Channel upstream;                // null until connected
@@ -57,6 +61,7 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   private boolean upstreamKeepAlive;       // the target's answer lets its connection be reused
   private boolean finished;                // the exchange is over, one way or another
   private long spliceLeft = -1;            // body bytes the decoder has not relayed yet, when they will be spliced
+  private ScheduledFuture<?> answerTimer;  // runs from the whole request's send to the answer head; null otherwise
   private boolean splicing;                // the rest of the body is being spliced
 
   /**
@@ -74,12 +79,23 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
    */
   public ObjectRelay(UpstreamPool pool, InetSocketAddress target, String targetId, HttpRequest upstreamHead,
       RequestBody body, Fallback fallback) {
+    this(pool, target, targetId, upstreamHead, body, fallback, AnswerTimeout.NONE);
+  }
+
+  /**
+   * A relay that waits at most {@code answerTimeout} for the target's answer head once the whole request was sent:
+   * then it answers 504 GatewayTimeout (or hands the exchange to {@code fallback}, when there is one) and closes
+   * the upstream connection, whose late answer could otherwise be read as the answer to the next request on it.
+   */
+  public ObjectRelay(UpstreamPool pool, InetSocketAddress target, String targetId, HttpRequest upstreamHead,
+      RequestBody body, Fallback fallback, AnswerTimeout answerTimeout) {
     this.pool = pool;
     this.target = target;
     this.targetId = targetId;
     this.upstreamHead = upstreamHead;
     this.body = body;
     this.fallback = fallback;
+    this.answerTimeout = answerTimeout;
   }
 
   /** What a relay does instead when its upstream fails before answering, or answers what it should not relay. */
@@ -124,6 +140,9 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
         upstream.write(early.poll());
       }
       upstream.flush();
+      if (requestSent) {
+        startAnswerTimer(); // the whole request arrived before the connection: it has all been written now
+      }
       if (ex.hasBody()) {
         ex.readRequestBody(upstream.isWritable());
       }
@@ -148,6 +167,9 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
       last.trailingHeaders().set(trailers);
       send(last);
       requestSent = true;
+      if (upstream != null) {
+        startAnswerTimer();
+      }
     }
     if (upstream != null) {
       upstream.flush();
@@ -172,8 +194,44 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
     }
   }
 
+  /** Starts waiting for the answer head, for at most the answer timeout. Event loop. */
+  private void startAnswerTimer() {
+    if (answerTimeout.limited() && answerTimer == null && !finished && !answerStarted) {
+      answerTimer = ex.eventLoop().schedule(this::answerTimedOut, answerTimeout.limit().toNanos(),
+          TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void stopAnswerTimer() {
+    if (answerTimer != null) {
+      answerTimer.cancel(false);
+      answerTimer = null;
+    }
+  }
+
+  /** No answer head within the answer timeout of the whole request: 504, and the upstream connection closed. */
+  private void answerTimedOut() {
+    answerTimer = null;
+    if (finished || answerStarted) {
+      return;
+    }
+    long ms = answerTimeout.limit().toMillis();
+    log.warn("node={} bucket={} object={} target {} did not answer a {} within {} ms of the whole request; "
+        + "504 GatewayTimeout, its connection closed", ex.nodeId(), answerTimeout.bucket(), answerTimeout.object(),
+        targetId, upstreamHead.method(), ms);
+    GatewayTimeoutException e = new GatewayTimeoutException("target " + targetId + " did not answer within "
+        + ms + " ms; the request may or may not have taken effect there");
+    if (fallback != null) {
+      abandon();
+      fallback.instead(null, e);
+      return;
+    }
+    fail(e);
+  }
+
   @Override
   public void onResponse(HttpResponse head) {
+    stopAnswerTimer();
     if (finished) {
       return;
     }
@@ -268,6 +326,7 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
 
   @Override
   public void onFailure(Throwable cause) {
+    stopAnswerTimer();
     upstream = null; // already closed
     if (!finished && !answerStarted && fallback != null) {
       abandon();
@@ -303,6 +362,7 @@ public final class ObjectRelay implements RequestHandler, UpstreamListener {
   }
 
   private void abandon() {
+    stopAnswerTimer();
     finished = true;
     while (!early.isEmpty()) {
       ReferenceCountUtil.release(early.poll());
