@@ -73,9 +73,13 @@ public final class TargetNode implements GracefulStop {
   private static final Logger log = LoggerFactory.getLogger(TargetNode.class);
   /** Longest wait for the primary's answer to a graceful stop's leave: the node stops anyway. */
   private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(5);
-  /** What a fresh target asks itself before joining (see {@link LoopbackWarmUp}): health, readiness, an object read. */
+  /**
+   * What a fresh target asks itself before joining (see {@link LoopbackWarmUp}): health, readiness, an object read,
+   * and the transport's routes, which a joining target is sent its share through at once.
+   */
   private static final List<String> WARM_UP_PATHS = List.of("/v1/health", "/v1/health/ready",
-      ApiPaths.OBJECTS + "granary-warm-up/warm-up");
+      ApiPaths.OBJECTS + "granary-warm-up/warm-up", ObjectTransport.PROGRESS,
+      ObjectTransport.OBJECTS + "granary-warm-up/warm-up");
 
   private final String id;
   private final String url;
@@ -268,7 +272,7 @@ public final class TargetNode implements GracefulStop {
     // reads of what it owns now; its request path should not be loading classes then.
     log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
     LoopbackWarmUp.Result warm = LoopbackWarmUp.run(client, LoopbackWarmUp.baseUrl(cfg.host(), server.port()),
-        WARM_UP_PATHS, 300, 8, 3000);
+        WARM_UP_PATHS, 200, 8, 3000);
     log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
     joiner.start();
     leave.returnAfterRestart(); // after a graceful stop: active again once registered
