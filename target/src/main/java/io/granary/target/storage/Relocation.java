@@ -111,9 +111,11 @@ public final class Relocation {
    * at the commit (a completed multipart upload sent by the target that held it); otherwise the condition's answer
    * is thrown and nothing changes. Disk executor only.
    */
-  public Outcome commitReceived(PutOperation op, ObjectMeta meta, long atime, WriteCondition condition)
+  public Outcome commitReceived(PutOperation op, ObjectMeta sent, long atime, WriteCondition condition)
       throws IOException {
     ObjectLocation loc = op.location();
+    // Mirror copies are the sender's, on its mountpaths: this target makes its own (its commit queues them).
+    ObjectMeta meta = sent.copies().isEmpty() ? sent : sent.withCopies(List.of());
     Outcome[] why = {Outcome.STORED};
     boolean stored = op.finishAs(meta, current -> {
       condition.check(current, loc.bucket().bucket().toString(), loc.name());
@@ -140,7 +142,7 @@ public final class Relocation {
    * @return whether it was removed
    */
   public boolean removeSent(BucketProps bucket, String name, ObjectMeta sent) throws IOException {
-    return removeCopies(bucket, name, sent::equals, true);
+    return removeCopies(bucket, name, m -> m.withCopies(List.of()).equals(sent.withCopies(List.of())), true);
   }
 
   /** A copy that was sent and that its owner now holds: to be removed here if unchanged. */
@@ -172,7 +174,7 @@ public final class Relocation {
           continue; // placed back here since it was sent: this is the owner's copy now
         }
         ObjectMeta now = store.copies().metaOn(loc.mountpath(), loc.key());
-        if (now != null && now.equals(s.meta())) {
+        if (now != null && now.equals(s.meta()) && now.copies().isEmpty()) { // mirrored: one by one, with its copies
           byMountpath.computeIfAbsent(loc.mountpath(), m -> new ArrayList<>()).add(new Copies.Copy(loc, now));
         } else {
           oneByOne.add(s);

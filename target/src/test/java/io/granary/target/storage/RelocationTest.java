@@ -286,7 +286,7 @@ class RelocationTest {
   @Test
   void commitListener_isToldOfEveryCommitAfterItIsDurable() throws IOException {
     List<String> told = new java.util.ArrayList<>();
-    store.setCommitListener((loc, meta) -> {
+    store.addCommitListener((loc, meta) -> {
       try {
         assertThat(loc.mountpath().meta().intents()).as("told after the intent went").isEmpty();
       } catch (IOException e) {

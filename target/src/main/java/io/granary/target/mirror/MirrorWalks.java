@@ -1,0 +1,178 @@
+package io.granary.target.mirror;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.target.storage.MirrorCopies;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.MountpathSet;
+import io.granary.target.storage.ObjectLocation;
+import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.StoredName;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Walks of a bucket's object metadata that queue every object whose copies differ from what the bucket asks for
+ * ({@link MirrorRepair#needsRepair}): AIStore's {@code make-n-copies}. A walk runs when {@code mirror.copies}
+ * changes, when the queue was full (objects it left out), and at start for every mirrored bucket (copies a crash or a
+ * stop left unmade: their main records list fewer copies, so nothing else has to remember them).
+ *
+ * <p>One thread, one bucket at a time; a bucket asked for again while it is walked is walked once more after.
+ */
+public final class MirrorWalks implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(MirrorWalks.class);
+
+  /** Progress of the latest walk of a bucket (the {@code make-n-copies} job of that bucket on this target). */
+  public record Progress(String bucket, int copies, long examined, long queued, boolean running) {
+  }
+
+  private final String nodeId;
+  private final MirrorCopies copies;
+  private final MirrorQueue queue;
+  private final Function<BucketProps, BucketProps> current;
+  private final LinkedHashMap<String, BucketProps> asked = new LinkedHashMap<>(); // guarded
+  private final Map<String, Progress> latest = new LinkedHashMap<>(); // guarded by asked
+  private final Thread thread;
+  private boolean closed; // guarded by asked
+  private final AtomicLong walked = new AtomicLong();
+
+  public MirrorWalks(String nodeId, MirrorCopies copies, MirrorQueue queue, Function<BucketProps, BucketProps> current) {
+    this.nodeId = nodeId;
+    this.copies = copies;
+    this.queue = queue;
+    this.current = current;
+    this.thread = new Thread(this::run, "mirror-walk-" + nodeId);
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  /** Asks for a walk of {@code bucket}; a walk asked for already and not started yet covers it. Never blocks. */
+  public void request(BucketProps bucket) {
+    synchronized (asked) {
+      asked.putIfAbsent(bucket.bucket().key() + "/" + bucket.id(), bucket);
+      asked.notifyAll();
+    }
+  }
+
+  /** The latest walk of each bucket walked since start. */
+  public Map<String, Progress> progress() {
+    synchronized (asked) {
+      return Map.copyOf(latest);
+    }
+  }
+
+  /** Walks finished since start. */
+  public long walked() {
+    return walked.get();
+  }
+
+  /** Whether no walk runs or waits. */
+  public boolean idle() {
+    synchronized (asked) {
+      return asked.isEmpty() && latest.values().stream().noneMatch(Progress::running);
+    }
+  }
+
+  private void run() {
+    while (true) {
+      BucketProps next;
+      synchronized (asked) {
+        while (!closed && asked.isEmpty()) {
+          try {
+            asked.wait();
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        if (closed) {
+          return;
+        }
+        var it = asked.entrySet().iterator();
+        next = it.next().getValue();
+        it.remove();
+      }
+      try {
+        walk(next);
+      } catch (InterruptedException e) {
+        return;
+      } catch (IOException | RuntimeException e) {
+        log.warn("node={} bucket={} mirror walk failed: {}", nodeId, next.bucket(), e.toString());
+      }
+    }
+  }
+
+  private void walk(BucketProps asked) throws IOException, InterruptedException {
+    BucketProps b = current.apply(asked);
+    if (b == null) {
+      return;
+    }
+    int n = b.protection().mirrorCopies();
+    long[] examined = {0};
+    long[] queued = {0};
+    String bucketKey = b.bucket().key();
+    publish(bucketKey, new Progress(bucketKey, n, 0, 0, true));
+    MountpathSet set = copies.mountpaths();
+    String prefix = ObjectStore.bucketPrefix(b);
+    for (Mountpath mp : set.served()) {
+      InterruptedException[] stop = {null};
+      IOException[] failed = {null};
+      mp.meta().scan(prefix, null, (key, meta) -> {
+        String name = key.substring(prefix.length());
+        examined[0]++;
+        try {
+          ObjectLocation loc = copies.locate(b, name);
+          if (MirrorRepair.needsRepair(loc, mp, meta, set, n)) {
+            if (!queue.put(new StoredName(b, name))) {
+              return false;
+            }
+            queued[0]++;
+          }
+        } catch (InterruptedException e) {
+          stop[0] = e;
+          return false;
+        } catch (IOException e) {
+          failed[0] = e;
+          return false;
+        }
+        if (examined[0] % 1024 == 0) {
+          publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], true));
+        }
+        return true;
+      });
+      if (stop[0] != null) {
+        throw stop[0];
+      }
+      if (failed[0] != null) {
+        throw failed[0];
+      }
+    }
+    publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], false));
+    walked.incrementAndGet();
+    log.info("node={} bucket={} make-n-copies walk done: copies={} examined={} queued={}", nodeId, b.bucket(), n,
+        examined[0], queued[0]);
+  }
+
+  private void publish(String bucket, Progress p) {
+    synchronized (asked) {
+      latest.put(bucket, p);
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (asked) {
+      closed = true;
+      asked.notifyAll();
+    }
+    thread.interrupt(); // a walk waiting for room in a closed queue returns; one scanning stops at its next put
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
