@@ -23,6 +23,7 @@ import io.granary.common.membership.NodeRegistration;
 import io.granary.common.metrics.MetricsHandler;
 import io.granary.common.metrics.NodeMetrics;
 import io.granary.target.metrics.TargetMetrics;
+import io.granary.target.mirror.MirrorRoutes;
 import io.granary.target.mirror.Mirroring;
 import io.granary.target.coldget.CachingObjectHandlers;
 import io.granary.target.coldget.ColdObjects;
@@ -239,7 +240,8 @@ public final class TargetNode implements GracefulStop {
         new TargetJobRoutes(jobs))
         .mount(ObjectTransport.PREFIX, transport::route)
         .mount(ObjectTransport.PROGRESS, transport::route)
-        .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk));
+        .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))
+        .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder));
     HttpServer server;
     Stopping stopping = new Stopping();
     try {

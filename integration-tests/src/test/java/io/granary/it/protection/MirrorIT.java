@@ -8,6 +8,7 @@ import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.clustermap.hrw.Rendezvous;
 import io.granary.it.support.Content;
+import io.granary.it.support.GranaryCli;
 import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
@@ -118,7 +119,8 @@ class MirrorIT {
     String e2 = s3.uploadPart(b -> b.bucket(BUCKET).key(mpu).uploadId(id).partNumber(2),
         RequestBody.fromBytes(part2)).eTag();
     s3.completeMultipartUpload(b -> b.bucket(BUCKET).key(mpu).uploadId(id).multipartUpload(m -> m.parts(
-        CompletedPart.builder().partNumber(1).eTag(e1).build(), CompletedPart.builder().partNumber(2).eTag(e2).build())));
+        CompletedPart.builder().partNumber(1).eTag(e1).build(),
+        CompletedPart.builder().partNumber(2).eTag(e2).build())));
     byte[] whole = new byte[part1.length + part2.length];
     System.arraycopy(part1, 0, whole, 0, part1.length);
     System.arraycopy(part2, 0, whole, part1.length, part2.length);
@@ -173,6 +175,55 @@ class MirrorIT {
 
   @Test
   @Order(3)
+  void changingMirrorCopies_runsMakeNCopies_addingThenRemovingCopies() throws Exception {
+    String bucketId = bucketId();
+    assertThat(patch("{\"mirror.copies\":3}").status()).isEqualTo(200);
+    JsonNode done = awaitJob();
+    assertThat(done.path("copies").asInt()).isEqualTo(3);
+    assertThat(done.path("examined").asLong()).isGreaterThanOrEqualTo(2L * OBJECTS.size());
+    for (String n : OBJECTS.keySet()) {
+      assertThat(holders(bucketId, n, available)).as(n).hasSize(3);
+    }
+    GranaryCli.Result shown = GranaryCli.run(Duration.ofSeconds(60), "job", "show", JOB, "--cluster",
+        cluster.endpoint());
+    assertThat(shown.exit()).as(shown.all()).isZero();
+    assertThat(shown.stdout()).contains("make-n-copies " + JOB + ": succeeded").contains("mirror.copies=3");
+
+    assertThat(patch("{\"mirror.copies\":2}").status()).isEqualTo(200);
+    assertThat(awaitJob().path("copies").asInt()).isEqualTo(2);
+    for (Map.Entry<String, byte[]> e : OBJECTS.entrySet()) {
+      assertThat(holders(bucketId, e.getKey(), available)).as(e.getKey()).hasSize(2)
+          .contains(hrw(e.getKey(), available));
+      assertThat(getSha(e.getKey())).isEqualTo(Http.sha256(e.getValue()));
+    }
+    assertThat(metric("granary_mirror_copies_dropped_total")).isGreaterThanOrEqualTo(OBJECTS.size());
+  }
+
+  private static final String JOB = "mnc-ais." + BUCKET;
+
+  private static Http.Reply patch(String body) throws Exception {
+    return Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/buckets/" + BUCKET))
+        .header("Content-Type", "application/json").method("PATCH", HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  /** The bucket's make-n-copies job once it succeeded, as a proxy sums it. */
+  private static JsonNode awaitJob() {
+    JsonNode[] last = {null};
+    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Http.Reply r = Http.get(cluster.endpoint() + "/v1/jobs/" + JOB);
+      if (r.status() != 200) {
+        return false;
+      }
+      last[0] = ClusterJson.mapper().readTree(r.body());
+      assertThat(last[0].path("kind").asText()).isEqualTo("make-n-copies");
+      assertThat(last[0].path("state").asText()).isIn("running", "succeeded");
+      return last[0].path("state").asText().equals("succeeded");
+    });
+    return last[0];
+  }
+
+  @Test
+  @Order(4)
   void aLostMountpath_everyObjectStillReads_andCopyCountsAreRestoredOnTheOthers() throws Exception {
     long resilverBefore = mountpaths().path("resilver").path("id").asLong();
     Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(mountpathsUrl() + "/"
@@ -202,7 +253,7 @@ class MirrorIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void delete_removesEveryCopyFromDisk() throws Exception {
     String bucketId = bucketId();
     for (String n : OBJECTS.keySet()) {

@@ -81,7 +81,7 @@ public final class TargetMetrics {
         s::made);
     m.counter("mirror_copy_failures", "Mirror copies that could not be made (I/O error, no room, no intact source)",
         s::failures);
-    m.gauge("mirror_queue_depth", "Objects waiting for their mirror copies", mirroring::queueDepth);
+    m.gauge("mirror_queue_depth", "Objects waiting for their mirror copies or being copied", mirroring::queueDepth);
     m.counter("mirror_fallback_reads", "Reads served from a mirror copy because the main copy was missing or "
         + "unreadable", s::fallbackReads);
     m.counter("mirror_main_restored", "Main copies restored from a mirror copy", s::restoredMain);

@@ -31,6 +31,7 @@ public final class MirrorQueue implements AutoCloseable {
   private final LinkedHashMap<String, StoredName> waiting = new LinkedHashMap<>(); // by key, oldest first; guarded
   private final Thread[] threads;
   private boolean closed; // guarded by waiting
+  private int busy; // objects a worker is copying now; guarded by waiting
 
   /**
    * @param work makes one object's copies (a worker thread runs it; exceptions are its own to handle)
@@ -99,10 +100,10 @@ public final class MirrorQueue implements AutoCloseable {
     }
   }
 
-  /** Objects waiting now. */
+  /** Objects waiting now, and those being copied: once 0, every object queued so far has its copies. */
   public int depth() {
     synchronized (waiting) {
-      return waiting.size();
+      return waiting.size() + busy;
     }
   }
 
@@ -123,6 +124,7 @@ public final class MirrorQueue implements AutoCloseable {
         Iterator<Map.Entry<String, StoredName>> it = waiting.entrySet().iterator();
         next = it.next().getValue();
         it.remove();
+        busy++;
         waiting.notifyAll(); // room for a waiting put
       }
       try {
@@ -130,6 +132,10 @@ public final class MirrorQueue implements AutoCloseable {
       } catch (RuntimeException e) {
         log.warn("node={} bucket={} object={}: mirroring failed: {}", nodeId, next.bucket().bucket(), next.name(),
             e.toString());
+      } finally {
+        synchronized (waiting) {
+          busy--;
+        }
       }
     }
   }

@@ -26,7 +26,15 @@ import org.slf4j.LoggerFactory;
 public final class MirrorWalks implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MirrorWalks.class);
 
-  /** Progress of the latest walk of a bucket (the {@code make-n-copies} job of that bucket on this target). */
+  /**
+   * Progress of the latest walk of a bucket (the {@code make-n-copies} job of that bucket on this target).
+   *
+   * @param bucket the bucket's key ({@code ais/train})
+   * @param copies the setting the walk brings the objects to
+   * @param examined records read so far (main copies and mirror copies, on every served mountpath)
+   * @param queued objects queued for copies added or removed
+   * @param running whether the walk still runs (its queued objects may still wait in the queue after it)
+   */
   public record Progress(String bucket, int copies, long examined, long queued, boolean running) {
   }
 
@@ -40,7 +48,8 @@ public final class MirrorWalks implements AutoCloseable {
   private boolean closed; // guarded by asked
   private final AtomicLong walked = new AtomicLong();
 
-  public MirrorWalks(String nodeId, MirrorCopies copies, MirrorQueue queue, Function<BucketProps, BucketProps> current) {
+  public MirrorWalks(String nodeId, MirrorCopies copies, MirrorQueue queue,
+      Function<BucketProps, BucketProps> current) {
     this.nodeId = nodeId;
     this.copies = copies;
     this.queue = queue;
@@ -54,6 +63,11 @@ public final class MirrorWalks implements AutoCloseable {
   public void request(BucketProps bucket) {
     synchronized (asked) {
       asked.putIfAbsent(bucket.bucket().key() + "/" + bucket.id(), bucket);
+      // shown as running from now: a job status read before the walk starts must not see the previous walk's end
+      String key = bucket.bucket().key();
+      Progress last = latest.get(key);
+      latest.put(key, new Progress(key, bucket.protection().mirrorCopies(), last == null ? 0 : last.examined(),
+          last == null ? 0 : last.queued(), true));
       asked.notifyAll();
     }
   }
@@ -68,13 +82,6 @@ public final class MirrorWalks implements AutoCloseable {
   /** Walks finished since start. */
   public long walked() {
     return walked.get();
-  }
-
-  /** Whether no walk runs or waits. */
-  public boolean idle() {
-    synchronized (asked) {
-      return asked.isEmpty() && latest.values().stream().noneMatch(Progress::running);
-    }
   }
 
   private void run() {
@@ -101,6 +108,13 @@ public final class MirrorWalks implements AutoCloseable {
         return;
       } catch (IOException | RuntimeException e) {
         log.warn("node={} bucket={} mirror walk failed: {}", nodeId, next.bucket(), e.toString());
+        String key = next.bucket().key();
+        Progress p;
+        synchronized (this.asked) {
+          p = latest.get(key);
+        }
+        publish(key, p == null ? new Progress(key, 0, 0, 0, false)
+            : new Progress(key, p.copies(), p.examined(), p.queued(), false));
       }
     }
   }
@@ -108,6 +122,7 @@ public final class MirrorWalks implements AutoCloseable {
   private void walk(BucketProps asked) throws IOException, InterruptedException {
     BucketProps b = current.apply(asked);
     if (b == null) {
+      publish(asked.bucket().key(), new Progress(asked.bucket().key(), 0, 0, 0, false));
       return;
     }
     int n = b.protection().mirrorCopies();

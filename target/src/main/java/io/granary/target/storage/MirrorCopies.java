@@ -1,5 +1,6 @@
 package io.granary.target.storage;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
@@ -243,6 +244,27 @@ public final class MirrorCopies {
       return true;
     } finally {
       write.unlock();
+    }
+  }
+
+  /**
+   * Gives the object's mirror copies of the same version {@code acl} too: a copy that becomes the main one (its
+   * main copy lost) must not bring an older ACL back. A copy that cannot take it keeps the old one, and its
+   * mountpath's health is checked. Write lock held.
+   */
+  void aclChanged(Copies.Copy main, CannedAcl acl) {
+    for (Mountpath mp : store.mountpathSet().served()) {
+      if (mp == main.location().mountpath() || !main.meta().copies().contains(mp.id())) {
+        continue;
+      }
+      try {
+        ObjectMeta m = mp.meta().get(main.location().key());
+        if (m != null && m.isMirrorCopyOn(mp.id()) && m.sameVersion(main.meta())) {
+          mp.meta().publish(main.location().key(), m.withAcl(acl));
+        }
+      } catch (IOException e) {
+        store.copies().report(mp, e);
+      }
     }
   }
 }

@@ -433,6 +433,9 @@ public final class ObjectStore implements AutoCloseable {
       } catch (IOException e) {
         throw copies.unavailable(c.location().mountpath(), e);
       }
+      if (!c.meta().copies().isEmpty()) {
+        new MirrorCopies(this).aclChanged(c, acl);
+      }
       return updated;
     } finally {
       write.unlock();

@@ -3,6 +3,7 @@ package io.granary.target.mirror;
 import static io.granary.target.mirror.MirrorFixture.content;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.granary.clustermap.acl.CannedAcl;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.MirrorCopies;
 import io.granary.target.storage.Mountpath;
@@ -223,6 +224,21 @@ class MirrorRepairTest {
       assertThat(mp.meta().get(loc.key())).isNull();
       assertThat(Files.exists(loc.on(mp).file())).isFalse();
     }
+  }
+
+  @Test
+  void aclChange_reachesTheCopies_soAPromotedCopyKeepsIt() throws IOException {
+    f.put("acl", content(100, 14));
+    repair.ensure(f.bucket, "acl");
+    Mountpath main = f.locate("acl").mountpath();
+
+    f.store.updateAcl(f.bucket, "acl", CannedAcl.PUBLIC_READ);
+    f.setState(main, MountpathState.DISABLED);
+    repair.ensure(f.bucket, "acl");
+
+    ObjectLocation loc = f.locate("acl");
+    assertThat(f.metaOn(loc.mountpath(), "acl").acl()).isEqualTo(CannedAcl.PUBLIC_READ);
+    assertThat(f.metaOn(f.holders("acl").get(1), "acl").acl()).isEqualTo(CannedAcl.PUBLIC_READ);
   }
 
   @Test
