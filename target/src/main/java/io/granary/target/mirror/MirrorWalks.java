@@ -1,14 +1,16 @@
 package io.granary.target.mirror;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.MirrorCopies;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.MountpathSet;
-import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredName;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -37,6 +39,9 @@ public final class MirrorWalks implements AutoCloseable {
    */
   public record Progress(String bucket, int copies, long examined, long queued, boolean running) {
   }
+
+  /** Records read per scan: each batch is queued after its iterator closed. */
+  private static final int BATCH = 256;
 
   private final String nodeId;
   private final MirrorCopies copies;
@@ -133,36 +138,31 @@ public final class MirrorWalks implements AutoCloseable {
     MountpathSet set = copies.mountpaths();
     String prefix = ObjectStore.bucketPrefix(b);
     for (Mountpath mp : set.served()) {
-      InterruptedException[] stop = {null};
-      IOException[] failed = {null};
-      mp.meta().scan(prefix, null, (key, meta) -> {
-        String name = key.substring(prefix.length());
-        examined[0]++;
-        try {
-          ObjectLocation loc = copies.locate(b, name);
-          if (MirrorRepair.needsRepair(loc, mp, meta, set, n)) {
+      // In batches: the scan's iterator is closed before queuing, which may wait for room
+      String after = null;
+      while (true) {
+        List<String> keys = new ArrayList<>(BATCH);
+        List<ObjectMeta> metas = new ArrayList<>(BATCH);
+        mp.meta().scan(prefix, after, (key, meta) -> {
+          keys.add(key);
+          metas.add(meta);
+          return keys.size() < BATCH;
+        });
+        if (keys.isEmpty()) {
+          break;
+        }
+        for (int i = 0; i < keys.size(); i++) {
+          String name = keys.get(i).substring(prefix.length());
+          examined[0]++;
+          if (MirrorRepair.needsRepair(copies.locate(b, name), mp, metas.get(i), set, n)) {
             if (!queue.put(new StoredName(b, name))) {
-              return false;
+              return; // closed
             }
             queued[0]++;
           }
-        } catch (InterruptedException e) {
-          stop[0] = e;
-          return false;
-        } catch (IOException e) {
-          failed[0] = e;
-          return false;
         }
-        if (examined[0] % 1024 == 0) {
-          publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], true));
-        }
-        return true;
-      });
-      if (stop[0] != null) {
-        throw stop[0];
-      }
-      if (failed[0] != null) {
-        throw failed[0];
+        after = keys.get(keys.size() - 1);
+        publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], true));
       }
     }
     publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], false));
