@@ -45,7 +45,8 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * objects PUT through the native API, the S3 API and one S3 multipart upload (0 B to a few MiB) get a second copy on
  * another mountpath; a main file deleted or made unreadable on disk is read from the copy, byte-exact, and restored;
  * a mountpath lost under the target leaves every object readable and the copy counts are restored on the two left;
- * DELETE removes every copy from disk. Phases run in order on the same objects.
+ * changing mirror.copies runs the make-n-copies job; a joining target receives its objects by rebalance and makes
+ * their copies there; DELETE removes every copy from disk. Phases run in order on the same objects.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MirrorIT {
@@ -254,18 +255,72 @@ class MirrorIT {
 
   @Test
   @Order(5)
+  void aJoiningTarget_receivesItsObjectsByRebalance_andMakesTheirCopiesThere() throws Exception {
+    long made = metric("granary_mirror_copies_made_total");
+    for (int i = 0; i < 30; i++) {
+      String name = "rebalance/obj-" + i;
+      byte[] body = Content.bytes(300 + i, 1000 + i * 7000);
+      Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name)))
+          .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+      assertThat(r.status()).as(name).isEqualTo(200);
+      OBJECTS.put(name, body);
+    }
+    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
+        .until(() -> metric("granary_mirror_copies_made_total") >= made + 30);
+
+    joined = cluster.local().addTarget(List.of());
+    long rb = cluster.map().rebalance().id();
+    awaitRebalance(rb);
+
+    String bucketId = bucketId();
+    List<String> moved = new ArrayList<>();
+    for (String n : OBJECTS.keySet()) {
+      if (cluster.owner(BUCKET, n).id().equals(joined)) {
+        moved.add(n);
+      }
+    }
+    assertThat(moved).as("objects the joining target owns").isNotEmpty();
+    List<Path> joinedMps = cluster.mountpaths(joined).stream().map(p -> p.toAbsolutePath().normalize()).toList();
+    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> moved.stream()
+        .allMatch(n -> holders(bucketId, n, joinedMps).size() == 2 && holders(bucketId, n, available).isEmpty()));
+    for (Map.Entry<String, byte[]> e : OBJECTS.entrySet()) {
+      boolean there = moved.contains(e.getKey());
+      assertThat(holders(bucketId, e.getKey(), there ? joinedMps : available)).as(e.getKey()).hasSize(2);
+      assertThat(getSha(e.getKey())).as(e.getKey()).isEqualTo(Http.sha256(e.getValue()));
+    }
+  }
+
+  private static String joined; // the target the rebalance phase adds
+
+  private static void awaitRebalance(long id) throws Exception {
+    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Http.Reply r = Http.get(cluster.endpoint() + "/v1/jobs/rb-" + id);
+      return r.status() == 200 && ClusterJson.mapper().readTree(r.body()).path("state").asText().equals("succeeded");
+    });
+  }
+
+  @Test
+  @Order(6)
   void delete_removesEveryCopyFromDisk() throws Exception {
     String bucketId = bucketId();
     for (String n : OBJECTS.keySet()) {
       Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(n))).DELETE());
       assertThat(r.status()).as(n).isEqualTo(204);
     }
+    List<Path> all = new ArrayList<>(available);
+    if (joined != null) {
+      cluster.mountpaths(joined).forEach(p -> all.add(p.toAbsolutePath().normalize()));
+    }
     for (String n : OBJECTS.keySet()) {
-      assertThat(holders(bucketId, n, available)).as(n).isEmpty();
+      assertThat(holders(bucketId, n, all)).as(n).isEmpty();
       assertThat(Http.get(url(n)).status()).isEqualTo(404);
     }
-    for (Path mp : available) {
-      try (Stream<Path> s = Files.walk(mp.resolve("objects").resolve("ais").resolve(BUCKET))) {
+    for (Path mp : all) {
+      Path dir = mp.resolve("objects").resolve("ais").resolve(BUCKET);
+      if (!Files.exists(dir)) {
+        continue; // never held an object of the bucket
+      }
+      try (Stream<Path> s = Files.walk(dir)) {
         assertThat(s.filter(Files::isRegularFile).count()).as("object files left on %s", mp).isZero();
       }
     }
