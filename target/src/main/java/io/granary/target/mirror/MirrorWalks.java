@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +50,6 @@ public final class MirrorWalks implements AutoCloseable {
   private final Map<String, Progress> latest = new LinkedHashMap<>(); // guarded by asked
   private final Thread thread;
   private boolean closed; // guarded by asked
-  private final AtomicLong walked = new AtomicLong();
 
   public MirrorWalks(String nodeId, MirrorCopies copies, MirrorQueue queue,
       Function<BucketProps, BucketProps> current) {
@@ -82,11 +80,6 @@ public final class MirrorWalks implements AutoCloseable {
     synchronized (asked) {
       return Map.copyOf(latest);
     }
-  }
-
-  /** Walks finished since start. */
-  public long walked() {
-    return walked.get();
   }
 
   private void run() {
@@ -166,7 +159,6 @@ public final class MirrorWalks implements AutoCloseable {
       }
     }
     publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], false));
-    walked.incrementAndGet();
     log.info("node={} bucket={} make-n-copies walk done: copies={} examined={} queued={}", nodeId, b.bucket(), n,
         examined[0], queued[0]);
   }

@@ -117,15 +117,11 @@ public final class Mirroring implements ObjectStore.CommitListener, FallbackList
     if (copies <= 1 && meta.copies().isEmpty()) {
       return Decision.NOT_MIRRORED;
     }
-    ObjectLocation loc = repairLocation(b, n.name(), set);
-    if (loc == null) {
-      return Decision.NOT_MIRRORED;
+    if (set.available().isEmpty()) {
+      return Decision.NOT_MIRRORED; // nowhere to place anything: the resilver's own rules apply
     }
+    ObjectLocation loc = repair.locate(b, n.name());
     return MirrorRepair.needsRepair(loc, on, meta, set, copies) ? Decision.REPAIR : Decision.IN_PLACE;
-  }
-
-  private ObjectLocation repairLocation(BucketProps b, String name, MountpathSet set) {
-    return set.available().isEmpty() ? null : repair.locate(b, name);
   }
 
   @Override
