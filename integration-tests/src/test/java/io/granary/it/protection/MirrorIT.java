@@ -7,11 +7,13 @@ import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.clustermap.hrw.Rendezvous;
+import io.granary.it.cache.RemoteBuckets;
 import io.granary.it.support.Content;
 import io.granary.it.support.GranaryCli;
 import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
+import io.granary.testkit.S3ProxyServer;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -54,8 +56,12 @@ class MirrorIT {
   private static final String TARGET = "t1";
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final Map<String, byte[]> OBJECTS = new LinkedHashMap<>(); // name -> content
+  private static final String REMOTE = "mirror-remote"; // an S3 bucket (S3Proxy) whose cached copies are mirrored
+  private static final int REMOTE_OBJECTS = 3;
   private static TestCluster cluster;
   private static S3Client s3;
+  private static S3ProxyServer s3proxy;
+  private static S3Client backend;
   private static Path mp1;
   private static Path mp2;
   private static Path mp3;
@@ -63,6 +69,14 @@ class MirrorIT {
 
   @BeforeAll
   static void start() throws Exception {
+    Path work = Files.createTempDirectory("mirror-it");
+    s3proxy = S3ProxyServer.start(work.resolve("s3proxy"));
+    backend = RemoteBuckets.backendClient(s3proxy);
+    backend.createBucket(b -> b.bucket(REMOTE));
+    for (int i = 0; i < REMOTE_OBJECTS; i++) {
+      int n = i;
+      backend.putObject(b -> b.bucket(REMOTE).key("remote-" + n), RequestBody.fromBytes(remoteContent(n)));
+    }
     cluster = TestCluster.start("mirror", 1);
     mp1 = cluster.mountpaths(TARGET).get(0).toAbsolutePath().normalize();
     mp2 = cluster.mountpaths(TARGET).get(1).toAbsolutePath().normalize();
@@ -74,6 +88,13 @@ class MirrorIT {
     available = List.of(mp1, mp2, mp3);
     Http.Reply created = cluster.createBucket(BUCKET, "{\"protection\":{\"mirror.copies\":2}}");
     assertThat(created.status()).as(created.bodyText()).isEqualTo(201);
+    Http.Reply reg = RemoteBuckets.register(cluster, "aws", REMOTE, RemoteBuckets.s3Props(s3proxy.endpoint(),
+        s3proxy.writeCredentialsFile(work.resolve("credentials")), "never", false));
+    assertThat(reg.status()).as(reg.bodyText()).isEqualTo(201);
+    Http.Reply mirrored = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
+        + "/v1/buckets/" + REMOTE + "?provider=aws")).header("Content-Type", "application/json")
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"mirror.copies\":2}")));
+    assertThat(mirrored.status()).as(mirrored.bodyText()).isEqualTo(200);
     s3 = S3Client.builder().endpointOverride(URI.create(cluster.endpoint())).region(Region.US_EAST_1)
         .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
             cluster.credentials().accessKey(), cluster.credentials().secretKey())))
@@ -82,7 +103,7 @@ class MirrorIT {
 
   @AfterAll
   static void stop() {
-    Resources.closeAll(s3, cluster);
+    Resources.closeAll(s3, backend, cluster, s3proxy);
   }
 
   private static String mountpathsUrl() {
@@ -93,9 +114,44 @@ class MirrorIT {
     return cluster.endpoint() + "/v1/objects/" + BUCKET + "/" + name;
   }
 
+  private static byte[] remoteContent(int i) {
+    return Content.bytes(900 + i, 20_000 + i * 150_000);
+  }
+
   @Test
   @Order(1)
+  void coldGets_ofAMirroredS3Bucket_fillTheCacheAndGetACopyEach() throws Exception {
+    long made = metric("granary_mirror_copies_made_total");
+    for (int i = 0; i < REMOTE_OBJECTS; i++) {
+      Http.Reply r = RemoteBuckets.get(cluster, "aws", REMOTE, "remote-" + i, null);
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo(remoteContent(i));
+    }
+
+    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
+        .until(() -> metric("granary_mirror_copies_made_total") >= made + REMOTE_OBJECTS);
+    Path bucketDir = mp1.resolve("objects").resolve("aws").resolve(REMOTE);
+    String remoteId;
+    try (Stream<Path> ids = Files.list(Files.exists(bucketDir) ? bucketDir
+        : mp2.resolve("objects").resolve("aws").resolve(REMOTE))) {
+      remoteId = ids.findFirst().orElseThrow().getFileName().toString();
+    }
+    for (int i = 0; i < REMOTE_OBJECTS; i++) {
+      String h = sha256Hex("remote-" + i);
+      long copies = available.stream().filter(mp -> Files.isRegularFile(mp.resolve("objects").resolve("aws")
+          .resolve(REMOTE).resolve(remoteId).resolve(h.substring(0, 2)).resolve(h))).count();
+      assertThat(copies).as("cached copies of remote-%d", i).isEqualTo(2);
+    }
+  }
+
+  private static String sha256Hex(String s) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  @Order(2)
   void puts_nativeS3AndMultipart_eachGetASecondCopyOnAnotherMountpath() throws Exception {
+    long made0 = metric("granary_mirror_copies_made_total");
     int[] sizes = {0, 1, 4096, 100_000, 1 << 20, 3 << 20};
     for (int i = 0; i < sizes.length; i++) {
       String name = "native/obj-" + i;
@@ -128,8 +184,8 @@ class MirrorIT {
     OBJECTS.put(mpu, whole);
 
     Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
-        .until(() -> metric("granary_mirror_copies_made_total") >= OBJECTS.size());
-    assertThat(metric("granary_mirror_copies_made_total")).isEqualTo(OBJECTS.size());
+        .until(() -> metric("granary_mirror_copies_made_total") >= made0 + OBJECTS.size());
+    assertThat(metric("granary_mirror_copies_made_total")).isEqualTo(made0 + OBJECTS.size());
     assertThat(metric("granary_mirror_copy_failures_total")).isZero();
     assertThat(metric("granary_mirror_queue_depth")).isZero();
     String bucketId = bucketId();
@@ -145,7 +201,7 @@ class MirrorIT {
   }
 
   @Test
-  @Order(2)
+  @Order(3)
   void mainFileDeletedOrUnreadable_isReadFromTheCopy_byteExact_andRestored() throws Exception {
     String bucketId = bucketId();
     List<String> names = new ArrayList<>(OBJECTS.keySet());
@@ -175,7 +231,7 @@ class MirrorIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void changingMirrorCopies_runsMakeNCopies_addingThenRemovingCopies() throws Exception {
     String bucketId = bucketId();
     assertThat(patch("{\"mirror.copies\":3}").status()).isEqualTo(200);
@@ -224,7 +280,7 @@ class MirrorIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aLostMountpath_everyObjectStillReads_andCopyCountsAreRestoredOnTheOthers() throws Exception {
     long resilverBefore = mountpaths().path("resilver").path("id").asLong();
     Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(mountpathsUrl() + "/"
@@ -254,7 +310,7 @@ class MirrorIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aJoiningTarget_receivesItsObjectsByRebalance_andMakesTheirCopiesThere() throws Exception {
     long made = metric("granary_mirror_copies_made_total");
     for (int i = 0; i < 30; i++) {
@@ -300,7 +356,7 @@ class MirrorIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void delete_removesEveryCopyFromDisk() throws Exception {
     String bucketId = bucketId();
     for (String n : OBJECTS.keySet()) {
