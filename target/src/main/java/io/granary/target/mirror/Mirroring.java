@@ -47,6 +47,8 @@ public final class Mirroring implements ObjectStore.CommitListener, FallbackList
     this.current = current;
     MirrorCopies copies = new MirrorCopies(store);
     this.repair = new MirrorRepair(nodeId, copies, current, stats);
+    // The queue hands overflow to the walks, which queue into it: the cycle is closed once both exist, and nothing
+    // offers before the listeners below are installed.
     MirrorWalks[] w = new MirrorWalks[1];
     this.queue = new MirrorQueue(nodeId, workers, capacity, this::ensureQuietly, n -> w[0].request(n.bucket()),
         stats);

@@ -1,6 +1,7 @@
 package io.granary.target.storage;
 
 import io.granary.clustermap.acl.CannedAcl;
+import io.granary.clustermap.bucket.BucketProps;
 import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
@@ -46,7 +47,7 @@ public final class MirrorCopies {
   }
 
   /** Where the object lives under the current mountpaths (its HRW mountpath). */
-  public ObjectLocation locate(io.granary.clustermap.bucket.BucketProps bucket, String name) {
+  public ObjectLocation locate(BucketProps bucket, String name) {
     return store.locate(bucket, name);
   }
 
