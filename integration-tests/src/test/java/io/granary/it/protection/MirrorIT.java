@@ -215,8 +215,11 @@ class MirrorIT {
     Files.createDirectory(unreadableFile); // opens, but every read fails (EISDIR): an unreadable file
     long fallbacksBefore = metric("granary_mirror_fallback_reads_total");
 
-    for (String n : damaged) {
+    for (String n : damaged.subList(0, 2)) {
       assertThat(getSha(n)).as(n).isEqualTo(Http.sha256(OBJECTS.get(n)));
+    }
+    for (String n : damaged.subList(2, 4)) { // the S3 GET path reads the copy the same way
+      assertThat(s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(n)).asByteArray()).as(n).isEqualTo(OBJECTS.get(n));
     }
 
     assertThat(metric("granary_mirror_fallback_reads_total") - fallbacksBefore).isEqualTo(damaged.size());

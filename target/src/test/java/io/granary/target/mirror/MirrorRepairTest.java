@@ -163,6 +163,25 @@ class MirrorRepairTest {
   }
 
   @Test
+  void ensure_afterACrashLeftAnUnrecordedCopyFile_replacesIt_andNothingServedIt() throws IOException {
+    byte[] body = content(3000, 15);
+    ObjectMeta v = f.put("crash", body);
+    ObjectLocation loc = f.locate("crash");
+    Mountpath place = f.store.mountpathSet().mirrorPlaces(loc.digest(), 2).get(0);
+    // As a crash between a copy's rename and its record leaves it: a file, no record
+    Files.createDirectories(loc.on(place).file().getParent());
+    Files.write(loc.on(place).file(), content(10, 16));
+    Files.delete(loc.file());
+    assertThat(f.holders("crash")).as("an unrecorded file is no copy").isEmpty();
+
+    Files.write(loc.file(), body); // the main copy is back: the repair copies it over the leftover
+    repair.ensure(f.bucket, "crash");
+
+    assertMirrored("crash", v, 2);
+    assertThat(Files.readAllBytes(loc.on(place).file())).isEqualTo(body);
+  }
+
+  @Test
   void addCopy_ofAVersionOverwrittenMeanwhile_recordsNoStaleCopy() throws IOException {
     ObjectMeta old = f.put("race", content(2000, 7));
     byte[] newer = content(3000, 8);
