@@ -6,9 +6,9 @@
 #
 # Two figures per bucket and size:
 #   put_mib_s        what clients see: bytes PUT over the load's duration (the copy follows the answer)
-#   protected_mib_s  bytes PUT over the time until the last copy was made (granary_mirror_queue_depth back to 0
-#                    and granary_mirror_copies_made_total advanced by the objects PUT): the disk bandwidth the
-#                    copies really cost. For copies=1 it equals put_mib_s.
+#   protected_mib_s  bytes PUT over the load's duration plus the wait after it until the last copy was made
+#                    (granary_mirror_queue_depth back to 0 and granary_mirror_copies_made_total advanced by the
+#                    objects PUT): the disk bandwidth the copies really cost. For copies=1 it is put_mib_s.
 #
 # Prints one JSON document on stdout and writes it to bench/results/mirror-<timestamp>.json.
 # Progress goes to stderr. Run it on an otherwise idle machine: the loader and the target share the cores.
@@ -107,11 +107,10 @@ done
 # one_load COPIES SIZE ROUND: PUTs the size's objects into bucket mirror-COPIES, waits for their copies, and appends
 # "copies size round put_bytes put_secs protected_secs" to $WORK/out/results.txt
 one_load() {
-  local copies="$1" size="$2" round="$3" count out made0 t0 t1 t2 bytes secs
+  local copies="$1" size="$2" round="$3" count out made0 t1 t2 bytes secs
   count="COUNT_$size"; count="${!count}"
   out="$WORK/out/load-$copies-$size-$round.json"
   made0="$(metric granary_mirror_copies_made_total)"
-  t0="$(now)"
   granary load --endpoint "$PROXY_URL" --bucket "mirror-$copies" --pct-put 100 --max-puts "$count" --duration 0 \
     --min-size "$size" --max-size "$size" --workers "$PUT_WORKERS" --interval 0 --seed 1 --json "$out" \
     >"$out.txt" 2>&1 || { cat "$out.txt" >&2; die "granary load (PUT $count x $size into mirror-$copies) failed"; }
@@ -135,9 +134,10 @@ if p["count"] != int(sys.argv[2]) or p["errors"]:
 print(p["bytes"], d["duration_s"])
 EOF
   ) || die "granary load did not PUT every object (see $out.txt)"
-  python3 -c "import sys; print(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[7]) - float(sys.argv[6]) + 0.0)" \
-    "$copies" "$size" "$round" "$bytes" "$secs" "$t0" "$t2" >>"$WORK/out/results.txt"
-  log "round $round $size copies=$copies: $bytes bytes PUT in ${secs}s, protected after $(python3 -c "print(round($t2 - $t0, 2))")s"
+  # protected: the load's own duration (without the loader's start) plus the wait for the copies after it ended
+  python3 -c "import sys; a = sys.argv; print(*a[1:6], float(a[5]) + float(a[7]) - float(a[6]))" \
+    "$copies" "$size" "$round" "$bytes" "$secs" "$t1" "$t2" >>"$WORK/out/results.txt"
+  log "round $round $size copies=$copies: $bytes bytes PUT in ${secs}s, copies made $(python3 -c "print(round($t2 - $t1, 2))")s after"
 }
 
 : >"$WORK/out/results.txt"
