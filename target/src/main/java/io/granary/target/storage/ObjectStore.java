@@ -241,13 +241,20 @@ public final class ObjectStore implements AutoCloseable {
       if (c == null) {
         return null;
       }
-      FileChannel ch = c.meta().copies().isEmpty() ? openFile(c, bucket, name) : mirrorReads.open(c, loc);
-      StoredObject obj = new StoredObject(c.meta(), ch);
+      StoredObject obj = new StoredObject(c.meta(), openFile(c, loc));
       accessRecorder.accessed(c.location());
       return obj;
     } finally {
       read.unlock();
     }
+  }
+
+  /**
+   * Opens copy {@code c} of the object at {@code loc} for reading; for an object with mirror copies a missing or
+   * unreadable file falls back to a copy ({@link MirrorReads}). Caller holds the read lock.
+   */
+  FileChannel openFile(Copies.Copy c, ObjectLocation loc) throws IOException {
+    return c.meta().copies().isEmpty() ? openFile(c, loc.bucket(), loc.name()) : mirrorReads.open(c, loc);
   }
 
   /** Opens a copy's file for reading; a missing or unreadable file is a mountpath fault (503). */

@@ -64,7 +64,7 @@ public final class Relocation {
     read.lock();
     try {
       Copies.Copy c = store.copies().find(loc);
-      return c == null ? null : new StoredObject(c.meta(), store.openFile(c, bucket, name));
+      return c == null ? null : new StoredObject(c.meta(), store.openFile(c, loc));
     } finally {
       read.unlock();
     }
