@@ -26,7 +26,11 @@ interface JobReport {
 
   /** The report for {@code job}'s kind. */
   static JobReport of(JsonNode job) {
-    return RebalanceReport.KIND.equals(job.path("kind").asText()) ? new RebalanceReport() : new PrefetchReport();
+    return switch (job.path("kind").asText()) {
+      case RebalanceReport.KIND -> new RebalanceReport();
+      case MakeNCopiesReport.KIND -> new MakeNCopiesReport();
+      default -> new PrefetchReport();
+    };
   }
 
   /**

@@ -29,6 +29,7 @@ import io.granary.common.metrics.NodeMetrics;
 import io.granary.proxy.http.ProxyRouter;
 import io.granary.proxy.jobs.ProxyJobRoutes;
 import io.granary.proxy.jobs.ProxyJobs;
+import io.granary.proxy.mirror.MakeNCopiesJobs;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.HealthMonitor;
 import io.granary.proxy.membership.MetadataPusher;
@@ -131,7 +132,8 @@ public final class ProxyNode implements GracefulStop {
     // ---- prefetch jobs (io.granary.proxy.jobs): stateless fan-out to targets; the scheduler times ?wait polls
     // ---- rebalance (io.granary.proxy.rebalance): a job kind of its own, coordinated by the primary
     RebalanceJobs rebalanceJobs = new RebalanceJobs(holder, role, client, control, scheduler);
-    ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler), List.of(rebalanceJobs));
+    ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler), List.of(rebalanceJobs,
+        new MakeNCopiesJobs(holder, client, scheduler)));
     // ---- end prefetch jobs
     ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx), jobs);
     ControlClient healthClient = new ControlClient(

@@ -23,6 +23,8 @@ import io.granary.common.membership.NodeRegistration;
 import io.granary.common.metrics.MetricsHandler;
 import io.granary.common.metrics.NodeMetrics;
 import io.granary.target.metrics.TargetMetrics;
+import io.granary.target.mirror.MirrorRoutes;
+import io.granary.target.mirror.Mirroring;
 import io.granary.target.coldget.CachingObjectHandlers;
 import io.granary.target.coldget.ColdObjects;
 import io.granary.target.http.ObjectHandlers;
@@ -98,13 +100,16 @@ public final class TargetNode implements GracefulStop {
   private final Rebalancer rebalancer; // moves objects to their owners (io.granary.target.rebalance)
   private final Resilver resilver; // moves objects to their HRW mountpath (io.granary.target.resilver)
   private final HealthChecker health; // disables failed mountpaths
+  private final Mirroring mirroring; // mirror copies (io.granary.target.mirror)
   private final Stopping stopping; // readiness false from the first moment of a graceful stop
   private final ShortLeave leave; // a graceful stop is a short maintenance without rebalance
 
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
       ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
-      Resilver resilver, HealthChecker health, BoundedExecutor urgent, Stopping stopping, ShortLeave leave) {
+      Resilver resilver, HealthChecker health, BoundedExecutor urgent, Stopping stopping, ShortLeave leave,
+      Mirroring mirroring) {
+    this.mirroring = mirroring;
     this.stopping = stopping;
     this.leave = leave;
     this.urgent = urgent;
@@ -228,11 +233,21 @@ public final class TargetNode implements GracefulStop {
       return new long[] {c.usedBytes(), c.capacityBytes()};
     }, cfg.mountpaths(), opened);
     // ---- end resilver
+    // ---- mirroring (io.granary.target.mirror): copies of a mirrored bucket's objects on other mountpaths
+    Mirroring mirroring = new Mirroring(id, store, b -> currentBucket(holder, b), Mirroring.DEFAULT_WORKERS,
+        Mirroring.DEFAULT_CAPACITY);
+    resilver.setMirroredObjects(mirroring);
+    holder.onChange((old, now) -> mirroring.bucketsChanged(old == null ? null : old.buckets().buckets(),
+        now.buckets().buckets().values()));
+    // copies a stop or a crash left unmade: the metadata loaded from disk counts as the first one seen
+    holder.snapshot().ifPresent(s -> mirroring.bucketsChanged(null, s.buckets().buckets().values()));
+    // ---- end mirroring
     TargetRouter router = new TargetRouter(holder, store, disk, s3, multipart, signer, handlers,
         new TargetJobRoutes(jobs))
         .mount(ObjectTransport.PREFIX, transport::route)
         .mount(ObjectTransport.PROGRESS, transport::route)
-        .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk));
+        .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))
+        .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder));
     HttpServer server;
     Stopping stopping = new Stopping();
     try {
@@ -240,6 +255,7 @@ public final class TargetNode implements GracefulStop {
       NodeMetrics metrics = TargetMetrics.register(new NodeMetrics(id), holder, cold, space, liveView(store), jobs,
           rebalancer);
       TargetMetrics.resilver(metrics, resilver, health);
+      TargetMetrics.mirror(metrics, mirroring);
       // Readiness (GET /v1/health/ready), like /metrics answered before the router's signature check: probes do not sign
       Router ready = ReadinessHandler.route(router, holder, "target", Readiness.all(stopping,
           new TargetReadiness(holder, () -> store.mountpathSet().available().size())));
@@ -250,6 +266,7 @@ public final class TargetNode implements GracefulStop {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       rebalancer.close();
       resilver.close();
+      mirroring.close();
       health.close();
       disk.close();
       space.close();
@@ -283,7 +300,7 @@ public final class TargetNode implements GracefulStop {
     log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer, resilver, health, urgent, stopping, leave);
+        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring);
   }
 
   /**
@@ -307,6 +324,12 @@ public final class TargetNode implements GracefulStop {
         return store.mountpaths().iterator();
       }
     };
+  }
+
+  /** A bucket's props now, or null when that incarnation of it is gone. */
+  private static BucketProps currentBucket(ClusterMetadataHolder holder, BucketProps b) {
+    BucketProps now = holder.snapshot().map(s -> s.buckets().buckets().get(b.bucket().key())).orElse(null);
+    return now != null && now.id().equals(b.id()) ? now : null;
   }
 
   /** Bucket incarnations that left the bucket metadata lose their local data. */
@@ -386,6 +409,7 @@ public final class TargetNode implements GracefulStop {
     joiner.close();
     rebalancer.close(); // stops sending before connections and storage close
     resilver.close(); // stops moving before storage closes; the next start resumes
+    mirroring.close(); // stops copying before storage closes; the start walk makes what is left
     health.close();
     scheduler.shutdownNow();
     server.close();

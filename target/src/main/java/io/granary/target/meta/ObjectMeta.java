@@ -105,6 +105,24 @@ public record ObjectMeta(long size, ChecksumType checksumType, String checksum, 
     return 1 + copies.size();
   }
 
+  /**
+   * Whether this record, read on the mountpath {@code mountpathId}, is a mirror copy there: a copy's own record lists
+   * its mountpath, the main record never lists its own. Lookups, commits and resilver tell a copy from a stray
+   * (a main copy left on a mountpath that is no longer its HRW one) by this.
+   */
+  public boolean isMirrorCopyOn(String mountpathId) {
+    return copies.contains(mountpathId);
+  }
+
+  /**
+   * Whether {@code other} records the same content version: size, mtime, checksum and ETag agree. The copy list and
+   * the ACL do not make a version (a copy is recorded and an ACL changed without new content).
+   */
+  public boolean sameVersion(ObjectMeta other) {
+    return other != null && size == other.size && mtime == other.mtime && checksumType == other.checksumType
+        && checksum.equals(other.checksum) && Objects.equals(etag, other.etag);
+  }
+
   /** The same object with another ACL; nothing else changes (an ACL is not a new version of the content). */
   public ObjectMeta withAcl(CannedAcl acl) {
     return new ObjectMeta(size, checksumType, checksum, mtime, etag, contentType, userMeta, headers, partSizes,

@@ -7,6 +7,8 @@ import io.granary.target.coldget.ColdObjects;
 import io.granary.target.coldget.ColdStats;
 import io.granary.target.jobs.JobTotals;
 import io.granary.target.jobs.TargetJobs;
+import io.granary.target.mirror.MirrorStats;
+import io.granary.target.mirror.Mirroring;
 import io.granary.target.rebalance.RebalanceStats;
 import io.granary.target.rebalance.Rebalancer;
 import io.granary.target.resilver.HealthChecker;
@@ -70,6 +72,23 @@ public final class TargetMetrics {
         () -> resilver.running() ? 1 : 0);
     m.counter("mountpath_failures", "Mountpaths this target disabled after a failed health check (I/O errors, a "
         + "vanished disk)", health::failures);
+  }
+
+  /** N-way mirroring (docs/protection.md). */
+  public static void mirror(NodeMetrics m, Mirroring mirroring) {
+    MirrorStats s = mirroring.stats();
+    m.counter("mirror_copies_made", "Mirror copies written and recorded on other mountpaths of this target",
+        s::made);
+    m.counter("mirror_copy_failures", "Mirror copies that could not be made (I/O error, no room, no intact source)",
+        s::failures);
+    m.gauge("mirror_queue_depth", "Objects waiting for their mirror copies or being copied", mirroring::queueDepth);
+    m.counter("mirror_fallback_reads", "Reads served from a mirror copy because the main copy was missing or "
+        + "unreadable", s::fallbackReads);
+    m.counter("mirror_main_restored", "Main copies restored from a mirror copy", s::restoredMain);
+    m.counter("mirror_copies_dropped", "Mirror copies removed: above mirror.copies, or on a leaving mountpath",
+        s::dropped);
+    m.counter("mirror_queue_overflows", "Objects left out of a full mirror queue, to a walk of their bucket",
+        s::overflows);
   }
 
   /** Cold GETs, cache hits and misses per provider; fetches in flight and their waiters. */

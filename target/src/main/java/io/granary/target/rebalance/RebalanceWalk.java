@@ -120,6 +120,17 @@ final class RebalanceWalk implements Runnable {
     }
   }
 
+  /**
+   * Whether the object's main copy is on its HRW mountpath here: then the walk sends that one (and the removal after
+   * its send takes the mirror copies along), not each mirror copy again. A mirror copy whose main copy is lost is
+   * sent itself.
+   */
+  private boolean mainHeld(ObjectKey k) throws IOException {
+    var loc = store.locate(k.bucket(), k.name());
+    var main = loc.mountpath().meta().get(loc.key());
+    return main != null && !main.isMirrorCopyOn(loc.mountpath().id());
+  }
+
   private static String jobId(long id) {
     return io.granary.clustermap.Rebalance.JOB_PREFIX + id;
   }
@@ -131,7 +142,7 @@ final class RebalanceWalk implements Runnable {
     }
     ClusterMetadataHolder.Snapshot s = cluster.require();
     mp.meta().scan("", MARKERS.resumeAfter(mp.meta(), id), (key, meta) -> {
-      if (misplaced(key, s) != null) {
+      if (!meta.isMirrorCopyOn(mp.id()) && misplaced(key, s) != null) { // a mirror copy goes with its main one
         counters.toMove.incrementAndGet();
         counters.bytesToMove.addAndGet(meta.size());
       }
@@ -154,9 +165,13 @@ final class RebalanceWalk implements Runnable {
     try {
       while (!stopped && stillRead(mp)) {
         List<String> keys = new ArrayList<>(BATCH);
+        java.util.Set<String> mirrorCopies = new java.util.HashSet<>();
         try {
           mp.meta().scan("", after, (key, meta) -> {
             keys.add(key);
+            if (meta.isMirrorCopyOn(mp.id())) {
+              mirrorCopies.add(key);
+            }
             return keys.size() < BATCH;
           });
         } catch (IOException e) {
@@ -173,7 +188,7 @@ final class RebalanceWalk implements Runnable {
         List<ObjectKey> moving = new ArrayList<>();
         for (String key : keys) {
           ObjectKey k = misplaced(key, s);
-          if (k != null) {
+          if (k != null && !(mirrorCopies.contains(key) && mainHeld(k))) {
             moving.add(k);
             moves.add(streams.submit(() -> mover.move(k.bucket(), k.name(), cap, () -> stopped, true)));
           }

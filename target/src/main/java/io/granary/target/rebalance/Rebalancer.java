@@ -110,7 +110,7 @@ public final class Rebalancer implements AutoCloseable {
 
   /** Hands on what a previous run left, follows the map from now on, and resumes a rebalance in progress. */
   public void start() throws IOException {
-    store.setCommitListener(handoffs);
+    store.addCommitListener(handoffs);
     handoffs.start();
     cluster.onChange((old, now) -> follow(now));
     cluster.snapshot().ifPresent(this::follow);

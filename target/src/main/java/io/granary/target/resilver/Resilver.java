@@ -49,6 +49,7 @@ public final class Resilver implements MisplacedListener, AutoCloseable {
   private final LongAdder totalBytesMoved = new LongAdder();
   private ResilverWalk.Transitions transitions; // set once, before the first start
   private ResilverWalk walk; // the latest walk; guarded by this
+  private volatile MirroredObjects mirrored = MirroredObjects.NONE; // objects with copies: mirroring repairs them
   private volatile boolean closed;
 
   /** @param uploads moves multipart uploads with their objects; null when the target has none to move */
@@ -73,6 +74,11 @@ public final class Resilver implements MisplacedListener, AutoCloseable {
     this.strayWorker.setDaemon(true);
   }
 
+  /** Installs how objects with mirror copies are dealt with (before the first resilver starts). */
+  public void setMirroredObjects(MirroredObjects m) {
+    this.mirrored = m == null ? MirroredObjects.NONE : m;
+  }
+
   /** Connects the walks to the mountpath administration and starts moving stragglers. */
   void start(ResilverWalk.Transitions t) {
     this.transitions = t;
@@ -89,7 +95,8 @@ public final class Resilver implements MisplacedListener, AutoCloseable {
       walk.stop();
     }
     ResilverCounters counters = new ResilverCounters(id, cause, clock, totalMoved, totalBytesMoved);
-    ResilverWalk w = new ResilverWalk(self, store, cluster, move, uploads, moves, counters, transitions);
+    ResilverWalk w = new ResilverWalk(self, store, cluster, move, uploads, moves, counters, transitions,
+        mirrored);
     walk = w;
     walker.execute(w);
   }

@@ -75,10 +75,13 @@ final class ResilverWalk implements Runnable {
   private final ExecutorService moves;
   private final ResilverCounters counters;
   private final Transitions transitions;
+  private final MirroredObjects mirrored; // objects with mirror copies: repaired by mirroring, never moved as strays
   private volatile boolean stopped;
 
   ResilverWalk(String self, ObjectStore store, ClusterMetadataHolder cluster, MountpathMove move,
-      UploadRelocation uploads, ExecutorService moves, ResilverCounters counters, Transitions transitions) {
+      UploadRelocation uploads, ExecutorService moves, ResilverCounters counters, Transitions transitions,
+      MirroredObjects mirrored) {
+    this.mirrored = mirrored;
     this.self = self;
     this.store = store;
     this.cluster = cluster;
@@ -219,7 +222,14 @@ final class ResilverWalk implements Runnable {
     ClusterMetadataHolder.Snapshot s = cluster.require();
     MountpathSet set = store.mountpathSet();
     mp.meta().scan("", MARKERS.resumeAfter(mp.meta(), id()), (key, meta) -> {
-      if (misplaced(key, mp, s, set) != null) {
+      MirroredObjects.Decision d;
+      try {
+        d = mirrorDecision(StoredName.resolve(key, s.buckets().buckets()), mp, meta, s, set);
+      } catch (IOException e) {
+        d = MirroredObjects.Decision.IN_PLACE; // a count, not a decision: the walk reads it again
+      }
+      if (d == MirroredObjects.Decision.REPAIR
+          || d == MirroredObjects.Decision.NOT_MIRRORED && misplaced(key, mp, s, set) != null) {
         counters.toMove.incrementAndGet();
         counters.bytesToMove.addAndGet(meta.size());
       }
@@ -272,7 +282,17 @@ final class ResilverWalk implements Runnable {
       MountpathSet set = store.mountpathSet();
       List<StoredName> moving = new ArrayList<>();
       List<Future<MountpathMove.Result>> results = new ArrayList<>();
-      for (String key : keys) {
+      for (int i = 0; i < keys.size(); i++) {
+        String key = keys.get(i);
+        StoredName m = StoredName.resolve(key, s.buckets().buckets());
+        MirroredObjects.Decision d = mirrorDecision(m, mp, metas.get(i), s, set);
+        if (d == MirroredObjects.Decision.REPAIR) {
+          moving.add(m);
+          results.add(moves.submit(() -> mirrored.repair(m)));
+          continue;
+        } else if (d == MirroredObjects.Decision.IN_PLACE) {
+          continue;
+        }
         StoredName n = misplaced(key, mp, s, set);
         if (n != null) {
           moving.add(n);
@@ -385,6 +405,24 @@ final class ResilverWalk implements Runnable {
       }
     }
     return n;
+  }
+
+  /**
+   * Whether mirroring takes the record {@code meta} of {@code n} on {@code mp}: not for an unknown bucket, nor (on a
+   * mountpath that stays) for an object another target owns, which rebalance sends away with its copies.
+   */
+  private MirroredObjects.Decision mirrorDecision(StoredName n, Mountpath mp, ObjectMeta meta,
+      ClusterMetadataHolder.Snapshot s, MountpathSet set) throws IOException {
+    if (n == null || set.available().isEmpty()) {
+      return MirroredObjects.Decision.NOT_MIRRORED;
+    }
+    if (set.isAvailable(mp)) {
+      Node owner = s.placement().owner(PlacementKey.digest(n.bucket().bucket(), n.name())).orElse(null);
+      if (owner != null && !owner.id().equals(self)) {
+        return MirroredObjects.Decision.NOT_MIRRORED;
+      }
+    }
+    return mirrored.decide(n, mp, meta, set);
   }
 
   private boolean readable(Mountpath mp) {

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -27,7 +29,7 @@ final class CommitProtocol {
   private final NameLocks locks;
   private final Copies.Remover remover;
   private volatile ObjectStore.DirectorySync directorySync = FileOps::syncDirectory; // tests observe it
-  private volatile ObjectStore.CommitListener commitListener = ObjectStore.CommitListener.NONE; // handoffs
+  private final List<ObjectStore.CommitListener> commitListeners = new CopyOnWriteArrayList<>(); // handoffs, mirror
   private volatile MisplacedListener misplacedListener = MisplacedListener.NONE; // resilver: a late commit
 
   CommitProtocol(MountpathRegistry registry, Copies copies, NameLocks locks, Copies.Remover remover) {
@@ -37,8 +39,8 @@ final class CommitProtocol {
     this.remover = remover;
   }
 
-  void setCommitListener(ObjectStore.CommitListener listener) {
-    this.commitListener = listener == null ? ObjectStore.CommitListener.NONE : listener;
+  void addCommitListener(ObjectStore.CommitListener listener) {
+    commitListeners.add(listener);
   }
 
   void setMisplacedListener(MisplacedListener listener) {
@@ -82,7 +84,7 @@ final class CommitProtocol {
         FileOps.moveReplacing(work, loc.file());
         mp.meta().publish(intent.key(), intent.meta());
         mp.usage().addObjects(old == null ? 1 : 0, intent.meta().size() - (old == null ? 0 : old.size()));
-        copies.removeOthers(loc, m -> m.mtime() <= intent.meta().mtime(), remover);
+        copies.removeOthers(loc, (other, m) -> olderOrStray(other, m, intent.meta()), remover);
       } finally {
         write.unlock();
       }
@@ -95,12 +97,23 @@ final class CommitProtocol {
     }
     directorySync.sync(loc.file().getParent());
     mp.meta().dropIntent(intent.workFile());
-    commitListener.committed(loc, intent.meta());
+    for (ObjectStore.CommitListener l : commitListeners) {
+      l.committed(loc, intent.meta());
+    }
     MountpathSet now = registry.current();
     if (!now.isAvailable(mp) || now.available().size() > 1 && now.pick(loc.digest()) != mp) {
       misplacedListener.misplaced(loc); // the mountpaths changed while it was written: it belongs elsewhere now
     }
     return true;
+  }
+
+  /**
+   * Whether a commit of {@code committed} removes the record {@code m} held on {@code other}: a copy not newer than
+   * the commit goes (the source of a move, a version overwritten), except a mirror copy of the very version committed
+   * (a main copy restored from a mirror one, or moved to its HRW mountpath, keeps the object's other copies).
+   */
+  static boolean olderOrStray(Mountpath other, ObjectMeta m, ObjectMeta committed) {
+    return m.mtime() <= committed.mtime() && !(m.isMirrorCopyOn(other.id()) && m.sameVersion(committed));
   }
 
   /** Evaluates a commit condition; a refusal, returned or thrown, removes the work file first. Write lock held. */

@@ -4,6 +4,7 @@ import io.granary.common.error.ServiceUnavailableException;
 import io.granary.target.meta.ObjectMeta;
 import java.io.IOException;
 import java.util.List;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,6 +125,11 @@ final class Copies {
    * @return whether a served copy was removed
    */
   boolean removeOthers(ObjectLocation loc, Predicate<ObjectMeta> which, Remover remover) {
+    return removeOthers(loc, (mp, m) -> which.test(m), remover);
+  }
+
+  /** {@link #removeOthers(ObjectLocation, Predicate, Remover)} with a choice that sees the copy's mountpath too. */
+  boolean removeOthers(ObjectLocation loc, BiPredicate<Mountpath, ObjectMeta> which, Remover remover) {
     boolean removed = false;
     MountpathSet set = registry.current();
     for (Mountpath other : set.readable()) {
@@ -133,7 +139,7 @@ final class Copies {
       try {
         ObjectMeta m = other.meta().get(loc.key());
         boolean served = set.isServed(other);
-        if (m != null && (which.test(m) || !served)) {
+        if (m != null && (which.test(other, m) || !served)) {
           remover.remove(loc.on(other), m);
           removed |= served;
         }

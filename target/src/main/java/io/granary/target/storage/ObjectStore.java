@@ -62,6 +62,7 @@ public final class ObjectStore implements AutoCloseable {
   private final Map<Mountpath, List<CommitIntent>> recovered = new IdentityHashMap<>(); // registry's lock
   private final NameLocks locks = new NameLocks();
   private final CheckedWrites checkedWrites = new CheckedWrites(); // conditional writes that go remote first
+  private final MirrorReads mirrorReads; // reads of objects with mirror copies: a lost main file falls back
   private final long reserveBytes;
   private final AtomicLong workSeq = new AtomicLong();
   private final String pidHex = Long.toHexString(ProcessHandle.current().pid());
@@ -91,6 +92,7 @@ public final class ObjectStore implements AutoCloseable {
     this.copies = new Copies(nodeId, registry);
     this.commits = new CommitProtocol(registry, copies, locks, this::remove);
     this.awayDeletes = new AwayDeletes(nodeId, registry, copies);
+    this.mirrorReads = new MirrorReads(this);
   }
 
   /**
@@ -144,6 +146,11 @@ public final class ObjectStore implements AutoCloseable {
   /** Installs what is told of I/O errors on a mountpath in a request's path (the health checker). */
   public void setFaultListener(FaultListener listener) {
     copies.setFaultListener(listener);
+  }
+
+  /** Installs what is told of a read served from a mirror copy (mirroring: counted, the lost copy restored). */
+  public void setFallbackListener(FallbackListener listener) {
+    mirrorReads.setListener(listener);
   }
 
   /** Installs what is told of an object committed off its HRW mountpath (the resilver). */
@@ -234,12 +241,20 @@ public final class ObjectStore implements AutoCloseable {
       if (c == null) {
         return null;
       }
-      StoredObject obj = new StoredObject(c.meta(), openFile(c, bucket, name));
+      StoredObject obj = new StoredObject(c.meta(), openFile(c, loc));
       accessRecorder.accessed(c.location());
       return obj;
     } finally {
       read.unlock();
     }
+  }
+
+  /**
+   * Opens copy {@code c} of the object at {@code loc} for reading; for an object with mirror copies a missing or
+   * unreadable file falls back to a copy ({@link MirrorReads}). Caller holds the read lock.
+   */
+  FileChannel openFile(Copies.Copy c, ObjectLocation loc) throws IOException {
+    return c.meta().copies().isEmpty() ? openFile(c, loc.bucket(), loc.name()) : mirrorReads.open(c, loc);
   }
 
   /** Opens a copy's file for reading; a missing or unreadable file is a mountpath fault (503). */
@@ -380,9 +395,12 @@ public final class ObjectStore implements AutoCloseable {
     void committed(ObjectLocation loc, ObjectMeta meta);
   }
 
-  /** Installs what is told of every commit (the rebalancer: a write this target does not own is handed on). */
-  public void setCommitListener(CommitListener listener) {
-    commits.setCommitListener(listener);
+  /**
+   * Adds what is told of every commit, in the order added: the rebalancer (a write this target does not own is
+   * handed on), mirroring (copies of the new version are made).
+   */
+  public void addCommitListener(CommitListener listener) {
+    commits.addCommitListener(listener);
   }
 
   NameLocks locks() {
@@ -421,6 +439,9 @@ public final class ObjectStore implements AutoCloseable {
         c.location().mountpath().meta().publish(c.location().key(), updated);
       } catch (IOException e) {
         throw copies.unavailable(c.location().mountpath(), e);
+      }
+      if (!c.meta().copies().isEmpty()) {
+        new MirrorCopies(this).aclChanged(c, acl);
       }
       return updated;
     } finally {

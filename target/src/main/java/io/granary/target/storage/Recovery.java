@@ -73,8 +73,8 @@ final class Recovery {
           continue;
         }
         ObjectMeta m = other.meta().get(intent.key());
-        if (m != null && m.mtime() > intent.meta().mtime()) {
-          continue;
+        if (m != null && !CommitProtocol.olderOrStray(other, m, intent.meta())) {
+          continue; // newer, or a mirror copy of the version committed
         }
         if (m != null) {
           other.meta().delete(intent.key());

@@ -68,7 +68,7 @@ public final class Relocation {
     read.lock();
     try {
       Copies.Copy c = store.copies().find(loc);
-      return c == null ? null : new StoredObject(c.meta(), store.openFile(c, bucket, name));
+      return c == null ? null : new StoredObject(c.meta(), store.openFile(c, loc));
     } finally {
       read.unlock();
     }
@@ -115,9 +115,11 @@ public final class Relocation {
    * at the commit (a completed multipart upload sent by the target that held it); otherwise the condition's answer
    * is thrown and nothing changes. Disk executor only.
    */
-  public Outcome commitReceived(PutOperation op, ObjectMeta meta, long atime, WriteCondition condition)
+  public Outcome commitReceived(PutOperation op, ObjectMeta sent, long atime, WriteCondition condition)
       throws IOException {
     ObjectLocation loc = op.location();
+    // Mirror copies are the sender's, on its mountpaths: this target makes its own (its commit queues them).
+    ObjectMeta meta = sent.copies().isEmpty() ? sent : sent.withCopies(List.of());
     Outcome[] why = {Outcome.STORED};
     boolean stored = op.finishAs(meta, current -> {
       condition.check(current, loc.bucket().bucket().toString(), loc.name());
@@ -178,7 +180,7 @@ public final class Relocation {
           continue; // placed back here since it was sent: this is the owner's copy now
         }
         ObjectMeta now = store.copies().metaOn(loc.mountpath(), loc.key());
-        if (now != null && now.equals(s.meta())) {
+        if (now != null && now.equals(s.meta()) && now.copies().isEmpty()) { // mirrored: one by one, with its copies
           byMountpath.computeIfAbsent(loc.mountpath(), m -> new ArrayList<>()).add(new Copies.Copy(loc, now));
         } else {
           oneByOne.add(s);
@@ -203,8 +205,9 @@ public final class Relocation {
       }
       removed += e.getValue().size();
     }
-    for (Sent s : oneByOne) {
-      removed += removeCopies(s.bucket(), s.name(), s.meta()::equals, true) ? 1 : 0;
+    for (Sent s : oneByOne) { // the version sent, whatever mirror copies it has gained or lost since
+      ObjectMeta version = s.meta().withCopies(List.of());
+      removed += removeCopies(s.bucket(), s.name(), m -> m.withCopies(List.of()).equals(version), true) ? 1 : 0;
     }
     return removed;
   }

@@ -259,6 +259,50 @@ class ObjectStoreMountpathsTest {
   }
 
   @Test
+  void recovery_ofAMainCopyRestoredFromAMirrorCopy_keepsTheMirrorCopiesOfThatVersion_dropsAnOlderOne()
+      throws IOException {
+    f.close();
+    f = new MountpathFixture(tmp, "mp1", "mp2", "mp3");
+    ObjectMeta meta = f.put("x", data("abc"));
+    ObjectLocation loc = f.store.locate(BUCKET, "x");
+    List<Mountpath> others = f.store.mountpaths().stream().filter(mp -> mp != loc.mountpath()).toList();
+    // As a kill leaves a main copy restored from a mirror copy: committed, its intent still there.
+    f.plant(others.get(0), "x", data("abc"), meta.withCopies(List.of(others.get(0).id())));
+    f.plant(others.get(1), "x", data("old"), at(meta, meta.mtime() - 1000, "older")
+        .withCopies(List.of(others.get(1).id())));
+    loc.mountpath().meta().putIntent(new CommitIntent(loc.key(), "work/gone", loc.relativeFile(),
+        meta.withCopies(List.of(others.get(0).id()))));
+
+    f.reopen("mp1", "mp2", "mp3");
+
+    assertThat(f.holds(f.mountpath(others.get(0).root().getFileName().toString()), "x"))
+        .as("the mirror copy of the version committed").isTrue();
+    assertThat(f.holds(f.mountpath(others.get(1).root().getFileName().toString()), "x"))
+        .as("an older version's copy").isFalse();
+    assertThat(f.read("x")).isEqualTo(data("abc"));
+  }
+
+  @Test
+  void commit_ofTheSameVersion_keepsItsMirrorCopies_aNewVersionRemovesThem() throws IOException {
+    f.close();
+    f = new MountpathFixture(tmp, "mp1", "mp2", "mp3");
+    ObjectMeta meta = f.put("x", data("abc"));
+    ObjectLocation loc = f.store.locate(BUCKET, "x");
+    Mountpath copyOn = f.store.mountpaths().stream().filter(mp -> mp != loc.mountpath()).findFirst().orElseThrow();
+    f.plant(copyOn, "x", data("abc"), meta.withCopies(List.of(copyOn.id())));
+    Mountpath strayOn = f.store.mountpaths().stream().filter(mp -> mp != loc.mountpath() && mp != copyOn)
+        .findFirst().orElseThrow();
+    f.plant(strayOn, "x", data("abc"), meta); // the same version, but a stray: no mirror copy of itself
+
+    assertThat(CommitProtocol.olderOrStray(copyOn, f.store.copies().metaOn(copyOn, loc.key()), meta)).isFalse();
+    assertThat(CommitProtocol.olderOrStray(strayOn, meta, meta)).isTrue();
+    f.put("x", data("abcd"));
+
+    assertThat(f.holds(copyOn, "x")).as("an overwrite removes the old version's copies").isFalse();
+    assertThat(f.holds(strayOn, "x")).isFalse();
+  }
+
+  @Test
   void recovery_newerCopyElsewhere_staysAfterAnInterruptedCommit() throws IOException {
     ObjectMeta meta = f.put("x", data("abc"));
     ObjectLocation loc = f.store.locate(BUCKET, "x");

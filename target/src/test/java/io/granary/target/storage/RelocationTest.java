@@ -110,6 +110,20 @@ class RelocationTest {
   }
 
   @Test
+  void commitReceived_aMirroredObject_dropsTheSendersCopyList_thisTargetMakesItsOwn() throws IOException {
+    byte[] c = data("mirrored elsewhere");
+    Mountpath here = store.locate(BUCKET, "m").mountpath();
+    ObjectMeta sent = meta(c, 1000).withCopies(List.of(here.id(), "/sender/mp9")); // the sender's mountpath ids
+
+    assertThat(receive("m", c, sent, 0)).isEqualTo(Relocation.Outcome.STORED);
+
+    ObjectMeta stored = store.stat(BUCKET, "m");
+    assertThat(stored.copies()).isEmpty();
+    assertThat(stored.isMirrorCopyOn(here.id())).as("never taken for a mirror copy here").isFalse();
+    assertThat(stored).isEqualTo(meta(c, 1000));
+  }
+
+  @Test
   void commitReceived_withACondition_decidesItAtTheCommit_andARefusalChangesNothing() throws IOException {
     byte[] first = data("first");
     receive("a", first, meta(first, 1000), 0);
@@ -327,7 +341,7 @@ class RelocationTest {
   @Test
   void commitListener_isToldOfEveryCommitAfterItIsDurable() throws IOException {
     List<String> told = new java.util.ArrayList<>();
-    store.setCommitListener((loc, meta) -> {
+    store.addCommitListener((loc, meta) -> {
       try {
         assertThat(loc.mountpath().meta().intents()).as("told after the intent went").isEmpty();
       } catch (IOException e) {
