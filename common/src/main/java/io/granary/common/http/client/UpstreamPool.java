@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Keep-alive HTTP/1.1 connections to other nodes, pooled per (event loop, address). A relay acquires a connection
@@ -186,9 +187,21 @@ public final class UpstreamPool implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes every pooled connection. A pool whose event loop has already shut down (a group its user closed first,
+   * such as the rebalancer's send loops) is skipped: the loop closed its connections as it ended.
+   */
   @Override
   public void close() {
-    pools.values().forEach(FixedChannelPool::close);
+    pools.forEach((key, pool) -> {
+      if (!key.loop().isShuttingDown()) {
+        try {
+          pool.close();
+        } catch (RejectedExecutionException e) {
+          // the loop began shutting down since the check: its connections close with it
+        }
+      }
+    });
     pools.clear();
   }
 }
