@@ -123,6 +123,12 @@ public final class TargetCommand implements Callable<Integer> {
           + "here first, then served (default: ${DEFAULT-VALUE}); 0 relays every such read."})
   String neighborRelaySize;
 
+  @Option(names = "--join-settle", defaultValue = "5s", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = {"At start, after its warm-up, the longest this target waits for its JIT compiler to go quiet "
+          + "before it registers: a rebalance toward it starts then, and should not share the CPU with a compiling "
+          + "JVM (default: ${DEFAULT-VALUE}); 0s registers at once."})
+  Duration joinSettle;
+
   /** Cold-GET and space settings from the flags. */
   CacheConfig cacheConfig() {
     return CacheConfig.DEFAULTS.withSpace(ByteSize.parse(capacity), highWatermark, lowWatermark,
@@ -144,7 +150,7 @@ public final class TargetCommand implements Callable<Integer> {
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
         node.httpLimits(), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
         new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth),
-            ByteSize.parse(neighborRelaySize)));
+            ByteSize.parse(neighborRelaySize), joinSettle));
     Duration grace = node.shutdownGrace();
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal, grace);

@@ -8,6 +8,7 @@ import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpServer;
 import io.granary.common.http.LoopbackWarmUp;
+import io.granary.common.lifecycle.CompilerSettle;
 import io.granary.common.http.Transport;
 import io.granary.common.membership.ClusterJoiner;
 import io.granary.common.membership.ReadinessHandler;
@@ -291,6 +292,8 @@ public final class TargetNode implements GracefulStop {
     LoopbackWarmUp.Result warm = LoopbackWarmUp.run(client, LoopbackWarmUp.baseUrl(cfg.host(), server.port()),
         WARM_UP_PATHS, 200, 8, 3000);
     log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
+    long settled = CompilerSettle.await(cfg.rebalance().joinSettle());
+    log.info("node={} JIT compiler quiet after {} ms (at most {})", id, settled, cfg.rebalance().joinSettle());
     joiner.start();
     leave.returnAfterRestart(); // after a graceful stop: active again once registered
     rebalancer.start();

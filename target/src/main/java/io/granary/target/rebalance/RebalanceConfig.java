@@ -1,5 +1,7 @@
 package io.granary.target.rebalance;
 
+import java.time.Duration;
+
 /**
  * How a target moves objects to other targets.
  *
@@ -7,8 +9,11 @@ package io.granary.target.rebalance;
  * @param bandwidthBytesPerSecond the most bytes per second sent while rebalancing, across all streams; 0 uncaps
  * @param neighborRelaySize objects at least this large, read before they have moved here, are relayed from the
  *     target holding them while they move; smaller ones are brought here first, then served
+ * @param joinSettle the longest a starting target waits, after its warm-up, for its JIT compiler to go quiet before
+ *     it registers (and a rebalance toward it starts); zero registers at once
  */
-public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long neighborRelaySize) {
+public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long neighborRelaySize,
+    Duration joinSettle) {
   /** Each move waits on several fsyncs at the receiver: enough streams in flight hide that latency. */
   public static final int DEFAULT_STREAMS = 16;
   /**
@@ -25,12 +30,22 @@ public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long ne
    * does per object in its first, still uncompiled, seconds.
    */
   public static final long DEFAULT_NEIGHBOR_RELAY_SIZE = 8L << 20;
+  /**
+   * Measured with bench/rebalance.sh (p99 part, JFR): a joining target kept compiling for 3-4 s after its warm-up,
+   * taking most of two cores in the rebalance's first seconds; it goes quiet within this on the 2-core VM.
+   */
+  public static final Duration DEFAULT_JOIN_SETTLE = Duration.ofSeconds(5);
   public static final RebalanceConfig DEFAULTS = new RebalanceConfig(DEFAULT_STREAMS, DEFAULT_BANDWIDTH,
-      DEFAULT_NEIGHBOR_RELAY_SIZE);
+      DEFAULT_NEIGHBOR_RELAY_SIZE, DEFAULT_JOIN_SETTLE);
 
-  /** With the default relay size. */
+  /** With the default relay size and join settle. */
   public RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
     this(streams, bandwidthBytesPerSecond, DEFAULT_NEIGHBOR_RELAY_SIZE);
+  }
+
+  /** With the default join settle. */
+  public RebalanceConfig(int streams, long bandwidthBytesPerSecond, long neighborRelaySize) {
+    this(streams, bandwidthBytesPerSecond, neighborRelaySize, DEFAULT_JOIN_SETTLE);
   }
 
   public RebalanceConfig {
@@ -40,6 +55,9 @@ public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long ne
     if (bandwidthBytesPerSecond < 0) {
       throw new IllegalArgumentException("--rebalance-bandwidth must be >= 0 (0: uncapped), got "
           + bandwidthBytesPerSecond);
+    }
+    if (joinSettle == null || joinSettle.isNegative()) {
+      throw new IllegalArgumentException("--join-settle must be >= 0s (0s: register at once), got " + joinSettle);
     }
     if (neighborRelaySize < 0) {
       throw new IllegalArgumentException("--neighbor-relay-size must be >= 0 (0: relay every read), got "
