@@ -14,7 +14,8 @@ cpu_ticks() {
 }
 
 # ------------------------------------------------------------------------------------------------ helpers
-# A block of N consecutive free TCP ports on 127.0.0.1; prints the first.
+# A block of N consecutive free TCP ports on 127.0.0.1, below the kernel's ephemeral range (32768 and up), so that
+# no client connection takes one of them as its local port meanwhile; prints the first.
 free_ports() {
   python3 - "$1" <<'EOF'
 import random, socket, sys
@@ -29,7 +30,7 @@ def free(p):
     finally:
         s.close()
 for _ in range(500):
-    base = random.randint(20000, 60000 - n)
+    base = random.randint(20000, 32000 - n)
     if all(free(base + i) for i in range(n)):
         print(base)
         sys.exit(0)

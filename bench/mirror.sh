@@ -61,26 +61,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The proxy's port and the next (the target's), below 32768: the ephemeral range stays the kernel's.
-GRANARY_PORT="$(python3 - <<'PY'
-import random, socket, sys
-def free(p):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-for _ in range(500):
-    base = random.randint(20000, 32000)
-    if free(base) and free(base + 1):
-        print(base)
-        sys.exit(0)
-sys.exit("no two free ports below 32768")
-PY
-)" || die "no free ports"
+# The proxy's port and the next (the target's), below the ephemeral range (free_ports, lib.sh).
+GRANARY_PORT="$(free_ports 2)" || die "no free ports"
 PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
 ensure_granary_dist
 mkdir -p "$WORK/dist"
