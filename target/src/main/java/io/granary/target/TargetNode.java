@@ -293,7 +293,8 @@ public final class TargetNode implements GracefulStop {
         WARM_UP_PATHS, 200, 8, 3000);
     log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
     long settled = CompilerSettle.await(cfg.rebalance().joinSettle());
-    log.info("node={} JIT compiler quiet after {} ms (at most {})", id, settled, cfg.rebalance().joinSettle());
+    log.info("node={} JIT compiler quiet after {} ms (at most {} ms)", id, settled,
+        cfg.rebalance().joinSettle().toMillis());
     joiner.start();
     leave.returnAfterRestart(); // after a graceful stop: active again once registered
     rebalancer.start();

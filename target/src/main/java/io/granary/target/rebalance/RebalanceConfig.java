@@ -57,7 +57,8 @@ public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long ne
           + bandwidthBytesPerSecond);
     }
     if (joinSettle == null || joinSettle.isNegative()) {
-      throw new IllegalArgumentException("--join-settle must be >= 0s (0s: register at once), got " + joinSettle);
+      throw new IllegalArgumentException("--join-settle must be >= 0s (0s: register at once), got "
+          + (joinSettle == null ? "nothing" : joinSettle.toMillis() + " ms"));
     }
     if (neighborRelaySize < 0) {
       throw new IllegalArgumentException("--neighbor-relay-size must be >= 0 (0: relay every read), got "

@@ -31,5 +31,8 @@ class BandwidthCapTest {
     assertThatThrownBy(() -> new RebalanceConfig(0, 0)).hasMessageContaining("--rebalance-streams");
     assertThatThrownBy(() -> new RebalanceConfig(65, 0)).hasMessageContaining("--rebalance-streams");
     assertThatThrownBy(() -> new RebalanceConfig(4, -1)).hasMessageContaining("--rebalance-bandwidth");
+    assertThatThrownBy(() -> new RebalanceConfig(4, 0, 0, java.time.Duration.ofSeconds(-1)))
+        .hasMessageContaining("--join-settle").hasMessageContaining("-1000 ms");
+    assertThat(new RebalanceConfig(4, 0, 0, java.time.Duration.ZERO).joinSettle()).isZero();
   }
 }
