@@ -248,11 +248,25 @@ class GranaryOperatorTest {
     return s.conditions.stream().filter(c -> c.getType().equals(type)).findFirst();
   }
 
+  /**
+   * Changes the spec as a user's edit does: read, change, write back. The operator may update the resource's status
+   * between the read and the write (409 Conflict, the resource version moved on); the edit is then made again on the
+   * newer version, as kubectl does.
+   */
   private static void edit(String name, java.util.function.Consumer<GranaryCluster> change) {
-    client.resources(GranaryCluster.class).inNamespace(NS).withName(name).edit(c -> {
-      change.accept(c);
-      return c;
-    });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client.resources(GranaryCluster.class).inNamespace(NS).withName(name).edit(c -> {
+          change.accept(c);
+          return c;
+        });
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
   }
 
   private static String secretValue(String name) {
