@@ -332,10 +332,20 @@ class OperatorIT {
     return c.get();
   }
 
+  /** A user's edit: made again on the newer version when the operator's status update overtook it (409). */
   private static void edit(Consumer<GranaryCluster> change) {
-    client.resources(GranaryCluster.class).inNamespace(NS).withName(NAME).edit(c -> {
-      change.accept(c);
-      return c;
-    });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client.resources(GranaryCluster.class).inNamespace(NS).withName(NAME).edit(c -> {
+          change.accept(c);
+          return c;
+        });
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
   }
 }
