@@ -17,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -158,6 +159,10 @@ class ProtectionPropsIT {
     assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
     assertThat(protection(S3_BUCKET).path("ec.data").asInt()).isEqualTo(1);
     assertThat(RemoteBuckets.get(cluster, "aws", S3_BUCKET, "remote-object", null).status()).isEqualTo(200);
+    // the cold GET's copy is committed after its last byte reached the client: wait until it is listed as cached
+    Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        .until(() -> ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/buckets/" + S3_BUCKET
+            + "?provider=aws&cached=true").body()).path("entries").size(), cached -> cached == 1);
     JsonNode before = bucketProps(S3_BUCKET);
     Http.Reply fixed = admin("PATCH", path, "{\"ec.data\":0,\"ec.parity\":0}");
     assertThat(fixed.status()).as(fixed.bodyText()).isEqualTo(409);
