@@ -110,7 +110,7 @@ final class ShardReaders {
     long boundary = dataset.recordSize(file, 0);
     long pos = 0;
     boolean producing = true;
-    for (int n; (n = in.read(buf, 0, buf.length)) >= 0; ) {
+    for (int n; (n = ObjectClient.advance(in, buf)) >= 0; ) {
       pos += n;
       while (producing && produced < spf - 1 && pos >= boundary) {
         producing = produce(held);

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 public final class HttpGetClient implements ObjectClient {
   private final URI base;
   private final HttpClient http = JdkHttp.client();
+  private final Http1Gets gets = JdkHttp.gets();
 
   public HttpGetClient(URI base) {
     this.base = base;
@@ -49,14 +50,7 @@ public final class HttpGetClient implements ObjectClient {
   @Override
   public long get(String name, long offset, long length, BodyConsumer consumer) throws Exception {
     String range = ObjectClient.rangeHeader(offset, length);
-    HttpResponse<InputStream> r = JdkHttp.send(http, object(name), JdkHttp.get(range),
-        HttpResponse.BodyHandlers.ofInputStream());
-    if (r.statusCode() != (range == null ? 200 : 206)) {
-      throw StatusException.of(r.statusCode(), JdkHttp.small(r.body()));
-    }
-    try (InputStream in = r.body()) {
-      return consumer.consume(in, NativeClient.etag(r));
-    }
+    return JdkHttp.consume(gets.get(object(name), range), range, consumer);
   }
 
   @Override
@@ -76,6 +70,6 @@ public final class HttpGetClient implements ObjectClient {
 
   @Override
   public void close() {
-    // nothing held beyond the HttpClient's pooled connections
+    gets.close();
   }
 }

@@ -29,6 +29,24 @@ final class JdkHttp {
         .connectTimeout(CONNECT_TIMEOUT).build();
   }
 
+  /** The GET client of the native and http protocols' object reads. */
+  static Http1Gets gets() {
+    return new Http1Gets(CONNECT_TIMEOUT, REQUEST_TIMEOUT);
+  }
+
+  /**
+   * Hands a GET's body to {@code consumer} when its status is the one expected (200, or 206 for a {@code range}),
+   * else throws the {@link StatusException} it says; closes the body either way.
+   */
+  static long consume(Http1Gets.Response r, String range, ObjectClient.BodyConsumer consumer) throws IOException {
+    try (InputStream in = r.body()) {
+      if (r.head().status() != (range == null ? 200 : 206)) {
+        throw StatusException.of(r.head().status(), in.readNBytes(4096));
+      }
+      return consumer.consume(in, r.head().etag());
+    }
+  }
+
   /** Builds a request for {@code uri}; the method and body are the caller's. */
   interface RequestFactory {
     HttpRequest build(URI uri);

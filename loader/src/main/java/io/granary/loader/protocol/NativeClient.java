@@ -43,6 +43,7 @@ public final class NativeClient implements ObjectClient {
   private final String display;
   private final String query;
   private final HttpClient http = JdkHttp.client();
+  private final Http1Gets gets = JdkHttp.gets();
   private final TargetRoutes routes; // null: through the proxy
 
   public NativeClient(URI endpoint, String bucketUri) {
@@ -143,14 +144,27 @@ public final class NativeClient implements ObjectClient {
   @Override
   public long get(String name, long offset, long length, BodyConsumer consumer) throws Exception {
     String range = ObjectClient.rangeHeader(offset, length);
-    HttpResponse<InputStream> r = send("GET", name, JdkHttp.get(range),
-        HttpResponse.BodyHandlers.ofInputStream());
-    if (r.statusCode() != (range == null ? 200 : 206)) {
-      throw StatusException.of(r.statusCode(), JdkHttp.small(r.body()));
+    return JdkHttp.consume(fetch(name, range), range, consumer);
+  }
+
+  /** A GET as {@link #send} sends other requests, through the loader's own GET client. */
+  private Http1Gets.Response fetch(String name, String range) throws IOException, InterruptedException {
+    String raw = rawTarget(name);
+    if (routes == null) {
+      return gets.get(URI.create(endpoint + raw), range);
     }
-    try (InputStream in = r.body()) {
-      return consumer.consume(in, etag(r));
+    TargetRoutes.Route route = routes.current() != null ? routes.current() : routes.fetch();
+    try {
+      Http1Gets.Response r = gets.get(routes.signed(routes.owner(route, name), "GET", raw), range);
+      if (r.head().status() != 503) {
+        return r;
+      }
+      r.body().close();
+    } catch (ConnectException | StatusException e) {
+      // the owner is down, offline or gone: a newer map may place the object elsewhere
     }
+    routes.refresh(route);
+    return gets.get(routes.signed(routes.owner(routes.current(), name), "GET", raw), range);
   }
 
   @Override
@@ -232,6 +246,6 @@ public final class NativeClient implements ObjectClient {
 
   @Override
   public void close() {
-    // HttpClient has no close() before JDK 21; its threads end with it.
+    gets.close(); // the JDK HttpClient has no close() before JDK 21; its threads end with it
   }
 }

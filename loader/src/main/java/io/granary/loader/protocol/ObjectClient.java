@@ -48,6 +48,28 @@ public interface ObjectClient extends AutoCloseable {
     return "bytes=" + offset + "-" + (length == 0 ? "" : Long.toString(offset + length - 1));
   }
 
+  /**
+   * Consumes the next bytes of a body without looking at them, at most {@code buf.length}; returns how many, -1 at
+   * its end. A body of the loader's own GET client is consumed where it was received, never copied to the heap; any
+   * other is read into {@code buf}.
+   */
+  static int advance(InputStream body, byte[] buf) throws IOException {
+    if (body instanceof BodyStream) {
+      long n = body.skip(buf.length);
+      return n > 0 ? (int) n : -1;
+    }
+    return body.read(buf, 0, buf.length);
+  }
+
+  /** Consumes a body to its end without looking at it ({@link #advance}); returns its length. */
+  static long discard(InputStream body, byte[] buf) throws IOException {
+    long total = 0;
+    for (int n; (n = advance(body, buf)) >= 0; ) {
+      total += n;
+    }
+    return total;
+  }
+
   /** PUTs {@code size} bytes; {@code content} makes a fresh stream of them for each (re)send. */
   void put(String name, long size, Supplier<InputStream> content) throws Exception;
 
