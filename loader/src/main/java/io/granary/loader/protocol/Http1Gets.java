@@ -69,9 +69,18 @@ final class Http1Gets implements AutoCloseable {
    * @param range a {@code Range} header value, or null
    */
   Response get(URI uri, String range) throws IOException {
+    return get(uri, range, Map.of());
+  }
+
+  /**
+   * As {@link #get(URI, String)}, with more request headers (e.g. a signature); they are sent on redirects only to the
+   * same server.
+   */
+  Response get(URI uri, String range, Map<String, String> headers) throws IOException {
     URI u = uri;
     for (int hop = 0; ; hop++) {
-      Response r = once(u, range);
+      boolean sameServer = u.getRawAuthority().equals(uri.getRawAuthority());
+      Response r = once(u, range, sameServer ? headers : Map.of());
       int s = r.head().status();
       String loc = r.head().location();
       if ((s == 301 || s == 302 || s == 303 || s == 307 || s == 308) && loc != null && hop < MAX_HOPS) {
@@ -85,7 +94,7 @@ final class Http1Gets implements AutoCloseable {
     }
   }
 
-  private Response once(URI u, String range) throws IOException {
+  private Response once(URI u, String range, Map<String, String> headers) throws IOException {
     if (!"http".equals(u.getScheme())) {
       throw new IOException("only http:// URLs are supported by this client, not " + u);
     }
@@ -93,12 +102,17 @@ final class Http1Gets implements AutoCloseable {
     String authority = u.getHost() + ":" + port;
     String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
     String target = u.getRawQuery() == null ? path : path + "?" + u.getRawQuery();
-    String head = "GET " + target + " HTTP/1.1\r\nHost: " + u.getRawAuthority() + "\r\n"
-        + (range == null ? "" : "Range: " + range + "\r\n") + "\r\n";
+    StringBuilder head = new StringBuilder(256 + 128 * headers.size()).append("GET ").append(target)
+        .append(" HTTP/1.1\r\nHost: ").append(u.getRawAuthority()).append("\r\n");
+    if (range != null) {
+      head.append("Range: ").append(range).append("\r\n");
+    }
+    headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+    head.append("\r\n");
     Http1Connection c = idle.get().remove(authority);
     if (c != null) {
       try {
-        return exchange(c, head);
+        return exchange(c, head.toString());
       } catch (SocketTimeoutException e) {
         throw e;
       } catch (IOException stale) {
@@ -106,7 +120,7 @@ final class Http1Gets implements AutoCloseable {
         // again, once, on a fresh connection.
       }
     }
-    return exchange(connect(u.getHost(), port), head);
+    return exchange(connect(u.getHost(), port), head.toString());
   }
 
   private Response exchange(Http1Connection c, String head) throws IOException {

@@ -2,6 +2,7 @@ package io.granary.loader.protocol;
 
 import io.granary.loader.LoaderException;
 import java.io.InputStream;
+import io.granary.common.http.RequestPath;
 import java.net.ConnectException;
 import java.net.URI;
 import java.time.Duration;
@@ -22,18 +23,23 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * The S3 API of one endpoint through aws-sdk-java-v2's sync client (Apache HTTP client, path-style, SigV4), with
- * the SDK's default checksum settings, as users' own S3 clients run. SDK retries are off: the loader counts what
- * failed rather than hiding it behind backoff.
+ * The S3 API of one endpoint: PUTs, deletes and listings through aws-sdk-java-v2's sync client (Apache HTTP client,
+ * path-style, SigV4), with the SDK's default checksum settings, as users' own S3 clients run; GETs, the load, through
+ * the loader's own client ({@link Http1Gets}, signed by {@link S3GetSigner}), so that the loader is not what limits
+ * a read load (as aisloader has its own client). SDK retries are off: the loader counts what failed rather than
+ * hiding it behind backoff.
  */
 public final class S3ObjectClient implements ObjectClient {
   private final URI endpoint;
   private final String bucket;
   private final S3Client s3;
+  private final Http1Gets gets = JdkHttp.gets();
+  private final S3GetSigner getSigner;
 
   public S3ObjectClient(URI endpoint, String bucket, String accessKey, String secretKey, int connections) {
     this.endpoint = endpoint;
     this.bucket = bucket;
+    this.getSigner = new S3GetSigner(accessKey, secretKey);
     this.s3 = S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
@@ -76,10 +82,8 @@ public final class S3ObjectClient implements ObjectClient {
   @Override
   public long get(String name, long offset, long length, BodyConsumer consumer) throws Exception {
     String range = ObjectClient.rangeHeader(offset, length);
-    try (ResponseInputStream<GetObjectResponse> in = s3.getObject(b -> b.bucket(bucket).key(name).range(range))) {
-      String etag = in.response().eTag();
-      return consumer.consume(in, etag == null ? null : NativeClient.unquote(etag));
-    }
+    URI u = URI.create(endpoint + "/" + RequestPath.encodePath(bucket) + "/" + RequestPath.encodePath(name));
+    return JdkHttp.consume(gets.get(u, range, getSigner.sign(u)), range, consumer);
   }
 
   @Override
@@ -104,6 +108,7 @@ public final class S3ObjectClient implements ObjectClient {
 
   @Override
   public void close() {
+    gets.close();
     s3.close();
   }
 }
