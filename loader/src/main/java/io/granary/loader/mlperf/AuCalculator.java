@@ -10,8 +10,10 @@ import java.util.List;
  *   <li>Per accelerator and epoch: the steps in the metric window are all but the first
  *       ({@code metric_exclude_start_steps = 1}) and none at the end ({@code metric_exclude_end_steps = 0}).
  *       {@code AU = sum(compute of the window) / (wall time - proc time of the excluded steps)}, 0 when nothing was
- *       computed. Throughput is {@code (steps - 2) / that same time * batch} samples/s (DLIO subtracts 2 whatever
- *       the window).</li>
+ *       computed. Throughput is {@code (steps in the window) / that same time * batch} samples/s. Here Granary
+ *       departs from DLIO, which divides {@code steps - 2} whatever the window: that is 0 samples/s for an epoch of
+ *       two steps (the searches' short probes) next to a real AU, and one step short of the steps the AU counts
+ *       otherwise; with the window's own steps, AU and throughput describe the same steps.</li>
  *   <li>Per epoch: AU is the mean over accelerators (DLIO's allreduce divided by the ranks; the step-weighted mean
  *       over a rank's checkpoint blocks is its one block here), throughput the sum over accelerators.</li>
  *   <li>Per run: the means over epochs (and the population standard deviation of the epochs' AU). It passes when
@@ -45,7 +47,8 @@ public final class AuCalculator {
   /** Samples per second of one accelerator in one epoch. */
   public static double samplesPerSecond(RankEpoch r, int batch) {
     double time = metricNanos(r);
-    return time <= 0 ? 0 : Math.max(0, r.steps() - 2) / (time / 1e9) * batch;
+    int window = lastMetricStep(r) - EXCLUDE_START_STEPS + 1;
+    return time <= 0 ? 0 : Math.max(0, window) / (time / 1e9) * batch;
   }
 
   public static EpochMetrics epoch(List<RankEpoch> accelerators, int batch) {

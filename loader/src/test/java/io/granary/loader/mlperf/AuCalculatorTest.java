@@ -24,16 +24,24 @@ class AuCalculatorTest {
   }
 
   @Test
-  void samplesPerSecond_isStepsMinusTwo_overTheSameTime_timesBatch() {
-    assertThat(AuCalculator.samplesPerSecond(SLOW, 10)).isCloseTo((3 - 2) / 0.7 * 10, within(1e-9));
-    assertThat(AuCalculator.samplesPerSecond(FAST, 10)).isCloseTo((3 - 2) / 0.4 * 10, within(1e-9));
+  void samplesPerSecond_isTheWindowsSteps_overTheSameTime_timesBatch() {
+    assertThat(AuCalculator.samplesPerSecond(SLOW, 10)).isCloseTo((3 - 1) / 0.7 * 10, within(1e-9));
+    assertThat(AuCalculator.samplesPerSecond(FAST, 10)).isCloseTo((3 - 1) / 0.4 * 10, within(1e-9));
+  }
+
+  @Test
+  void twoStepEpoch_hasTheThroughputOfItsWindow_notZero() {
+    // step 1 alone is the window: 1 step of 10 samples over 1000 - proc(step 0) = 1000 - 600 = 400 ms
+    RankEpoch twoSteps = rank(1000, new long[] {400, 100}, new long[] {200, 200});
+    assertThat(AuCalculator.au(twoSteps)).isCloseTo(200.0 / 400, within(1e-12));
+    assertThat(AuCalculator.samplesPerSecond(twoSteps, 10)).isCloseTo(1 / 0.4 * 10, within(1e-9));
   }
 
   @Test
   void epoch_meanAuOverAccelerators_sumOfThroughput_meanWaitOfWindowSteps() {
     AuCalculator.EpochMetrics e = AuCalculator.epoch(List.of(SLOW, FAST), 10);
     assertThat(e.au()).isCloseTo((400.0 / 700 + 1.0) / 2, within(1e-12));
-    assertThat(e.samplesPerSecond()).isCloseTo(10 / 0.7 + 10 / 0.4, within(1e-9));
+    assertThat(e.samplesPerSecond()).isCloseTo(20 / 0.7 + 20 / 0.4, within(1e-9));
     assertThat(e.loadSecondsPerStep()).isCloseTo((0.100 + 0.050 + 0 + 0) / 4, within(1e-12));
   }
 
