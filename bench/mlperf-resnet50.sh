@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MLPerf Storage-style ResNet-50 accelerator search (granary load --workload resnet50 --search), fed by Granary
-# (native API through the proxy's 307, and straight from the targets with --direct) and by nginx serving the same
-# files: the most emulated accelerators each source keeps at AU >= 90%, and Granary's figure / nginx's.
+# (native API through the proxy's 307, straight from the targets with --direct, and S3 through the proxy) and by
+# nginx serving the same files: the most emulated accelerators each source keeps at AU >= 90%, and Granary's figure /
+# nginx's.
 #
 # Prints one JSON document on stdout and writes it to bench/results/mlperf-resnet50-<timestamp>.json.
 # Progress goes to stderr. See bench/README.md for the knobs and the JSON fields.
@@ -10,7 +11,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ------------------------------------------------------------------------------------------------ parameters
-MAX_ACCELERATORS="${MAX_ACCELERATORS:-6}"  # the search's upper bound; the dataset is sized to give each this many steps
+MAX_ACCELERATORS="${MAX_ACCELERATORS:-16}" # the search's upper bound; the dataset is sized to give each this many steps
 STEPS="${STEPS:-3}"                        # steps per epoch of each accelerator (>= 2; AU excludes the first)
 SAMPLES_PER_FILE="${SAMPLES_PER_FILE:-200}" # samples (114,660 B each) per file; DLIO's is 1251
 FILES="${FILES:-}"                         # files in the dataset; default: just enough for MAX_ACCELERATORS x STEPS
@@ -18,7 +19,7 @@ EPOCHS="${EPOCHS:-3}"                      # epochs per probe (the same files re
 ROUNDS="${ROUNDS:-3}"                      # searches per source, the sources alternating; medians are reported
 START="${START:-1}"                        # accelerators of the search's first probe
 READ_THREADS="${READ_THREADS:-}"           # reader threads per accelerator; default the workload's (8)
-SOURCES="${SOURCES:-native direct nginx}"  # what feeds the accelerators (native and nginx are required)
+SOURCES="${SOURCES:-native direct s3 nginx}" # what feeds the accelerators (native and nginx are required)
 WARMUP="${WARMUP:-1}"                      # 1: one untimed 2-accelerator run per source first (the JVMs' JIT)
 SEED="${SEED:-0}"                          # dataset content; Granary and nginx get the same bytes
 GEN_WORKERS="${GEN_WORKERS:-4}"            # parallel PUTs / file writes while generating the dataset
@@ -60,7 +61,7 @@ done
 [[ "$KEEP" == 0 || "$KEEP" == 1 ]] || die "KEEP must be 0 or 1, got '$KEEP'"
 [[ "$BUCKET" =~ ^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$ ]] || die "BUCKET '$BUCKET' is not a valid bucket name"
 for s in $SOURCES; do
-  [[ " native direct nginx " == *" $s "* ]] || die "unknown source '$s' in SOURCES (native direct nginx)"
+  [[ " native direct s3 nginx " == *" $s "* ]] || die "unknown source '$s' in SOURCES (native direct s3 nginx)"
 done
 [[ " $SOURCES " == *" native "* && " $SOURCES " == *" nginx "* ]] \
   || die "SOURCES must include native and nginx, the two sides of the ratio (got '$SOURCES')"
@@ -153,6 +154,9 @@ PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
 GRANARY_CLUSTER_SECRET="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export GRANARY_CLUSTER_SECRET
 start_granary_local
+S3_ACCESS_KEY="$(grep -o 'AWS_ACCESS_KEY_ID=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
+S3_SECRET_KEY="$(grep -o 'AWS_SECRET_ACCESS_KEY=[^ ]*' "$WORK/granary-local.out" | cut -d= -f2)"
+[[ -n "$S3_ACCESS_KEY" && -n "$S3_SECRET_KEY" ]] || [[ " $SOURCES " != *" s3 "* ]] || die "granary local printed no S3 keys"
 code="$(curl -s -o "$WORK/bucket.out" -w '%{http_code}' -X POST "$PROXY_URL/v1/buckets/$BUCKET")"
 [[ "$code" =~ ^2 ]] || { cat "$WORK/bucket.out" >&2; die "creating bucket $BUCKET answered HTTP $code"; }
 
@@ -177,6 +181,8 @@ source_args() { # source -> the loader's endpoint arguments, one per line
   case "$1" in
     native) printf '%s\n' --protocol native --endpoint "$PROXY_URL" --bucket "$BUCKET" ;;
     direct) printf '%s\n' --protocol native --endpoint "$PROXY_URL" --bucket "$BUCKET" --direct ;;
+    s3) printf '%s\n' --protocol s3 --endpoint "$PROXY_URL" --bucket "$BUCKET" --access-key "$S3_ACCESS_KEY" \
+      --secret-key "$S3_SECRET_KEY" ;;
     nginx) printf '%s\n' --protocol http --endpoint "$NGINX_URL" ;;
   esac
 }
@@ -334,6 +340,8 @@ summary = {
     "accelerators_nginx": n,
     "ratio": ratio(results["native"]["accelerators"], n),
     "ratio_direct": ratio(results["direct"]["accelerators"], n) if "direct" in results else None,
+    "accelerators_granary_s3": results["s3"]["accelerators"] if "s3" in results else None,
+    "ratio_s3": ratio(results["s3"]["accelerators"], n) if "s3" in results else None,
     "goal_min_ratio": float(E["BENCH_GOAL"]),
 }
 summary["meets_goal"] = summary["ratio"] is not None and summary["ratio"] >= summary["goal_min_ratio"]
@@ -420,8 +428,8 @@ for src, r in d["results"].items():
           % (src, r["accelerators"], r["accelerators_per_round"], r["au"] * 100, r["read_mib_per_sec"],
              " (at the search limit)" if r["at_limit"] else ""))
 s = d["summary"]
-print("  Granary (native 307) / nginx: %s; direct / nginx: %s; goal >= %.1f: %s"
-      % (s["ratio"], s["ratio_direct"], s["goal_min_ratio"], "met" if s["meets_goal"] else "NOT met"))
+print("  Granary (native 307) / nginx: %s; direct / nginx: %s; S3 / nginx: %s; goal >= %.1f: %s"
+      % (s["ratio"], s["ratio_direct"], s["ratio_s3"], s["goal_min_ratio"], "met" if s["meets_goal"] else "NOT met"))
 for w in d["diagnostics"]["warnings"]:
     print("  WARNING: " + w)
 EOF
