@@ -300,7 +300,7 @@ log "Granary cluster up (proxy pid $PROXY_PIDS, target pid(s) $TARGET_PIDS)"
 cached_bytes() {
   local dirs=("$WORK"/granary/*/*/objects/aws/"$BUCKET")
   [[ -e "${dirs[0]}" ]] || { echo 0; return; }
-  find "${dirs[@]}" -type f -printf '%s\n' 2>/dev/null | awk '{s += $1} END {print s + 0}'
+  find "${dirs[@]}" -type f -printf '%s\n' 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'
 }
 
 # Registers the S3Proxy bucket with the cluster; with "fresh", unregisters it first, which drops every cached copy,

@@ -200,7 +200,7 @@ GEN_NGINX_S="$(elapsed "$t0" "$(now)")"
 log "generated the dataset into $WWW in ${GEN_NGINX_S}s: $(tail -n 1 "$WORK/loader/generate-nginx.out")"
 chmod -R a+rX "$WWW"
 nfiles="$(find "$WWW" -type f -name '*.tfrecord' | wc -l)"
-nbytes="$(find "$WWW" -type f -name '*.tfrecord' -printf '%s\n' | awk '{s += $1} END {print s + 0}')"
+nbytes="$(find "$WWW" -type f -name '*.tfrecord' -printf '%s\n' | awk '{s += $1} END {printf "%.0f\n", s}')"
 ((nfiles == FILES && nbytes == DATASET_BYTES)) \
   || die "nginx's root holds $nfiles files of $nbytes bytes, expected $FILES files of $DATASET_BYTES bytes"
 
