@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * restores a lost disk's copies); a remote bucket's cached object with no intact copy is dropped, every copy, so the
  * next GET fetches it again from the remote; a local object with no intact copy is left as it is, counted and
  * logged as unrepairable (moving its only bytes aside would turn every GET into a 503 and lose the evidence; the
- * GET path keeps refusing to serve it whole). Copies of other versions, and missing or short files, are left to
- * mirroring, which handles them already.
+ * GET path keeps refusing to serve it whole). A missing or short file beside an intact copy is restored the same
+ * way (nothing to hash); copies of other versions are left to mirroring, which handles them already.
  */
 public final class CopyVerifier {
   private static final Logger log = LoggerFactory.getLogger(CopyVerifier.class);
@@ -92,8 +92,13 @@ public final class CopyVerifier {
     List<MirrorCopies.Held> good = new ArrayList<>();
     List<MirrorCopies.Held> bad = new ArrayList<>();
     long bytes = 0;
+    int missing = 0;
     for (MirrorCopies.Held h : held) {
-      if (!h.fileOk() || !version.sameVersion(h.meta())) {
+      if (!version.sameVersion(h.meta())) {
+        continue;
+      }
+      if (!h.fileOk()) {
+        missing++; // missing or short: no hash needed to know it is lost
         continue;
       }
       String actual;
@@ -117,6 +122,11 @@ public final class CopyVerifier {
     }
     int checked = good.size() + bad.size();
     if (bad.isEmpty()) {
+      if (missing > 0 && !good.isEmpty()) { // a lost file beside intact ones: restored as a read falling back would
+        MirrorRepair.Result r = mirroring.repairNow(bucket, name);
+        return new Verdict(r.outcome() == MirrorRepair.Outcome.FAILED ? Outcome.UNREPAIRABLE : Outcome.REPAIRED,
+            checked, bytes, 0);
+      }
       return new Verdict(Outcome.CLEAN, checked, bytes, 0);
     }
     return new Verdict(repair(bucket, name, loc, version, good, bad), checked, bytes, bad.size());

@@ -140,6 +140,20 @@ class CopyVerifierTest {
   }
 
   @Test
+  void aMissingCopyFile_besideAnIntactCopy_isRestored() throws IOException {
+    open(2);
+    byte[] body = putMirrored("a", 4096, 2);
+    Mountpath copy = f.holders("a").get(1);
+    Files.delete(fileOn(copy, "a"));
+
+    CopyVerifier.Verdict v = verifier.verify(f.bucket, "a", CopyVerifier.Source.SCRUB);
+
+    assertThat(v).isEqualTo(new CopyVerifier.Verdict(CopyVerifier.Outcome.REPAIRED, 1, body.length, 0));
+    assertThat(Files.readAllBytes(fileOn(copy, "a"))).isEqualTo(body);
+    assertThat(stats.scrubFailures()).as("nothing corrupt").isZero();
+  }
+
+  @Test
   void noIntactCopy_localObject_isLeftInPlace_andCountedUnrepairable() throws IOException {
     open(1);
     byte[] body = content(5000, 1);

@@ -4,12 +4,15 @@ import static io.granary.target.mirror.MirrorFixture.content;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.Protection;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpDispatcher;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestFraming;
 import io.granary.common.http.RequestHandler;
 import io.granary.target.http.WarmValidation;
+import io.granary.target.meta.ObjectMeta;
 import io.granary.target.mirror.MirrorFixture;
 import io.granary.target.mirror.Mirroring;
 import io.granary.target.storage.StoredObject;
@@ -181,6 +184,18 @@ class ValidatingReadsTest {
 
   private void flip(long at) throws IOException {
     CopyVerifierTest.flip(f.locate("obj").file(), at);
+  }
+
+  @Test
+  void applies_onlyWithTheSetting_andARecordedChecksum() throws IOException {
+    open(1);
+    ObjectMeta meta = f.put("obj", content(10, 5));
+    BucketProps on = f.bucket.withProtection(new Protection(1, 0, 0, Protection.DEFAULT_EC_OBJ_SIZE_LIMIT, true));
+
+    assertThat(reads.applies(f.bucket, meta)).as("without the setting: sendfile, unhashed").isFalse();
+    assertThat(reads.applies(on, meta)).isTrue();
+    assertThat(reads.applies(on, new ObjectMeta(10, meta.checksumType(), "", meta.mtime()))).isFalse();
+    assertThat(WarmValidation.OFF.applies(on, meta)).isFalse();
   }
 
   @Test
