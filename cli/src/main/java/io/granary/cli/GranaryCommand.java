@@ -19,7 +19,7 @@ import picocli.CommandLine.Model.OptionSpec;
     description = "Caching object storage for ML training data.",
     subcommands = {LocalCommand.class, ProxyCommand.class, TargetCommand.class, ClusterCommand.class,
         RebalanceCommand.class, BucketCommand.class, PrefetchCommand.class, JobCommand.class, LoadCommand.class,
-        MountpathCommand.class, OperatorCommand.class})
+        MountpathCommand.class, OperatorCommand.class, ScrubCommand.class})
 public final class GranaryCommand implements Runnable {
   private static final Pattern LEADING_OPTION = Pattern.compile("^(--[a-z][a-z0-9-]*)\\b");
 

@@ -29,6 +29,7 @@ interface JobReport {
     return switch (job.path("kind").asText()) {
       case RebalanceReport.KIND -> new RebalanceReport();
       case MakeNCopiesReport.KIND -> new MakeNCopiesReport();
+      case ScrubReport.KIND -> new ScrubReport();
       default -> new PrefetchReport();
     };
   }

@@ -1,8 +1,12 @@
 package io.granary.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.ClusterJson;
+import java.net.URI;
 import java.net.URLEncoder;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * Follows a job (a prefetch or a rebalance) until it ends with short long-polls ({@code GET /v1/jobs/ID?wait=2s}),
@@ -14,6 +18,20 @@ import java.nio.charset.StandardCharsets;
  */
 final class JobWaiter {
   private JobWaiter() {}
+
+  /**
+   * Starts a job ({@code POST /v1/jobs} with {@code body}), prints its id on stdout and, with {@code await}, waits
+   * for it to end; answers the exit code.
+   */
+  static int start(ClusterCommand.Endpoint endpoint, Map<String, Object> body, boolean await) throws Exception {
+    String answer = ClusterCommand.Endpoint.check(endpoint.send(
+        HttpRequest.newBuilder(URI.create(endpoint.url + "/v1/jobs"))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(ClusterJson.mapper().writeValueAsBytes(body)))
+            .header("Content-Type", "application/json")));
+    String id = ClusterJson.mapper().readTree(answer).path("id").asText();
+    System.out.println(id);
+    return await ? await(endpoint, id, true) : 0;
+  }
 
   /** Waits for job {@code id} to end and prints its outcome on stderr; answers the exit code. */
   static int await(ClusterCommand.Endpoint endpoint, String id, boolean progress) throws Exception {

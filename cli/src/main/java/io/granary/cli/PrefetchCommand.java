@@ -1,9 +1,5 @@
 package io.granary.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.granary.clustermap.ClusterJson;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -74,14 +70,7 @@ public final class PrefetchCommand implements Callable<Integer> {
     if (concurrency != null) {
       body.put("concurrency", concurrency);
     }
-    String answer = ClusterCommand.Endpoint.check(endpoint.send(
-        HttpRequest.newBuilder(URI.create(endpoint.url + "/v1/jobs"))
-            .POST(HttpRequest.BodyPublishers.ofByteArray(ClusterJson.mapper().writeValueAsBytes(body)))
-            .header("Content-Type", "application/json")));
-    JsonNode started = ClusterJson.mapper().readTree(answer);
-    String id = started.path("id").asText();
-    System.out.println(id);
-    return await ? JobWaiter.await(endpoint, id, true) : 0;
+    return JobWaiter.start(endpoint, body, await);
   }
 
   /** --names and --names-file together, or null when neither was given. */

@@ -30,6 +30,7 @@ import io.granary.proxy.http.ProxyRouter;
 import io.granary.proxy.jobs.ProxyJobRoutes;
 import io.granary.proxy.jobs.ProxyJobs;
 import io.granary.proxy.mirror.MakeNCopiesJobs;
+import io.granary.proxy.scrub.ScrubJobs;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.HealthMonitor;
 import io.granary.proxy.membership.MetadataPusher;
@@ -133,7 +134,7 @@ public final class ProxyNode implements GracefulStop {
     // ---- rebalance (io.granary.proxy.rebalance): a job kind of its own, coordinated by the primary
     RebalanceJobs rebalanceJobs = new RebalanceJobs(holder, role, client, control, scheduler);
     ProxyJobRoutes jobs = new ProxyJobRoutes(new ProxyJobs(holder, client, scheduler), List.of(rebalanceJobs,
-        new MakeNCopiesJobs(holder, client, scheduler)));
+        new MakeNCopiesJobs(holder, client, scheduler), new ScrubJobs(holder, client, scheduler)));
     // ---- end prefetch jobs
     ProxyRouter router = new ProxyRouter(ctx, new S3Router(ctx), jobs);
     ControlClient healthClient = new ControlClient(

@@ -26,6 +26,11 @@ import io.granary.common.metrics.NodeMetrics;
 import io.granary.target.metrics.TargetMetrics;
 import io.granary.target.mirror.MirrorRoutes;
 import io.granary.target.mirror.Mirroring;
+import io.granary.target.validation.CopyVerifier;
+import io.granary.target.validation.ScrubRoutes;
+import io.granary.target.validation.Scrubs;
+import io.granary.target.validation.ValidatingReads;
+import io.granary.target.validation.ValidationStats;
 import io.granary.target.coldget.CachingObjectHandlers;
 import io.granary.target.coldget.ColdObjects;
 import io.granary.target.http.ObjectHandlers;
@@ -102,6 +107,7 @@ public final class TargetNode implements GracefulStop {
   private final Resilver resilver; // moves objects to their HRW mountpath (io.granary.target.resilver)
   private final HealthChecker health; // disables failed mountpaths
   private final Mirroring mirroring; // mirror copies (io.granary.target.mirror)
+  private final Scrubs scrubs; // scrub jobs (io.granary.target.validation)
   private final Stopping stopping; // readiness false from the first moment of a graceful stop
   private final ShortLeave leave; // a graceful stop is a short maintenance without rebalance
 
@@ -109,8 +115,9 @@ public final class TargetNode implements GracefulStop {
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
       ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
       Resilver resilver, HealthChecker health, BoundedExecutor urgent, Stopping stopping, ShortLeave leave,
-      Mirroring mirroring) {
+      Mirroring mirroring, Scrubs scrubs) {
     this.mirroring = mirroring;
+    this.scrubs = scrubs;
     this.stopping = stopping;
     this.leave = leave;
     this.urgent = urgent;
@@ -213,7 +220,16 @@ public final class TargetNode implements GracefulStop {
         store);
     // An upload completed here whose key another target owns now (it joined, or this one leaves) is sent there.
     multipart.deliverThrough(rebalancer.completions(new ControlClient(Duration.ofSeconds(30), null, signer)));
-    ObjectHandlers handlers = new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk), store, neighbors,
+    // Created before the handlers, which repair from mirror copies; after the rebalancer, whose commit listener runs
+    // first (a write this target does not own is handed on, not mirrored)
+    Mirroring mirroring = new Mirroring(id, store, b -> currentBucket(holder, b), Mirroring.DEFAULT_WORKERS,
+        Mirroring.DEFAULT_CAPACITY);
+    // ---- validation (io.granary.target.validation): warm GETs re-hashed, scrubs, quarantine and repair
+    ValidationStats validationStats = new ValidationStats();
+    CopyVerifier verifier = new CopyVerifier(id, store, mirroring, validationStats);
+    Scrubs scrubs = new Scrubs(id, store, verifier, b -> currentBucket(holder, b));
+    ObjectHandlers handlers = new NeighborObjectHandlers(
+        new CachingObjectHandlers(cold, disk, new ValidatingReads(id, disk, verifier)), store, neighbors,
         rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats(), cfg.rebalance().neighborRelaySize());
     // Copies a client waits for (get-from-neighbor) commit on a pool of their own, never behind the rebalance's.
     BoundedExecutor urgent = new BoundedExecutor("disk-urgent-" + id, 4, 1024);
@@ -235,8 +251,6 @@ public final class TargetNode implements GracefulStop {
     }, cfg.mountpaths(), opened);
     // ---- end resilver
     // ---- mirroring (io.granary.target.mirror): copies of a mirrored bucket's objects on other mountpaths
-    Mirroring mirroring = new Mirroring(id, store, b -> currentBucket(holder, b), Mirroring.DEFAULT_WORKERS,
-        Mirroring.DEFAULT_CAPACITY);
     resilver.setMirroredObjects(mirroring);
     holder.onChange((old, now) -> mirroring.bucketsChanged(old == null ? null : old.buckets().buckets(),
         now.buckets().buckets().values()));
@@ -248,7 +262,8 @@ public final class TargetNode implements GracefulStop {
         .mount(ObjectTransport.PREFIX, transport::route)
         .mount(ObjectTransport.PROGRESS, transport::route)
         .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))
-        .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder));
+        .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder))
+        .mount(ScrubRoutes.PATH, new ScrubRoutes(id, scrubs, holder));
     HttpServer server;
     Stopping stopping = new Stopping();
     try {
@@ -257,6 +272,7 @@ public final class TargetNode implements GracefulStop {
           rebalancer);
       TargetMetrics.resilver(metrics, resilver, health);
       TargetMetrics.mirror(metrics, mirroring);
+      TargetMetrics.validation(metrics, validationStats);
       // Readiness (GET /v1/health/ready), like /metrics answered before the router's signature check: probes do not sign
       Router ready = ReadinessHandler.route(router, holder, "target", Readiness.all(stopping,
           new TargetReadiness(holder, () -> store.mountpathSet().available().size())));
@@ -267,6 +283,7 @@ public final class TargetNode implements GracefulStop {
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       rebalancer.close();
       resilver.close();
+      scrubs.close();
       mirroring.close();
       health.close();
       disk.close();
@@ -304,7 +321,7 @@ public final class TargetNode implements GracefulStop {
     log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring);
+        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring, scrubs);
   }
 
   /**
@@ -413,6 +430,7 @@ public final class TargetNode implements GracefulStop {
     joiner.close();
     rebalancer.close(); // stops sending before connections and storage close
     resilver.close(); // stops moving before storage closes; the next start resumes
+    scrubs.close(); // before mirroring: a scrub repairs through it
     mirroring.close(); // stops copying before storage closes; the start walk makes what is left
     health.close();
     scheduler.shutdownNow();

@@ -30,4 +30,9 @@ public record MakeNCopiesStatus(String id, String kind, String bucket, String st
   boolean ongoing() {
     return state.equals("running");
   }
+
+  /** Whether no target has a part: no such job. */
+  boolean none() {
+    return targets.stream().allMatch(t -> t.state().equals("none"));
+  }
 }

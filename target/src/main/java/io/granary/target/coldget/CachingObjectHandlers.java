@@ -5,6 +5,7 @@ import io.granary.common.http.RequestHandler;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.ObjectHandlers;
 import io.granary.target.http.ObjectPutHandler;
+import io.granary.target.http.WarmValidation;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.PutOperation;
 import java.io.IOException;
@@ -13,15 +14,22 @@ import java.io.IOException;
 public final class CachingObjectHandlers implements ObjectHandlers {
   private final ColdObjects cold;
   private final BoundedExecutor disk;
+  private final WarmValidation validation;
 
   public CachingObjectHandlers(ColdObjects cold, BoundedExecutor disk) {
+    this(cold, disk, WarmValidation.OFF);
+  }
+
+  /** @param validation validation of warm GETs ({@code checksum.validateWarmGet}) */
+  public CachingObjectHandlers(ColdObjects cold, BoundedExecutor disk, WarmValidation validation) {
     this.cold = cold;
     this.disk = disk;
+    this.validation = validation;
   }
 
   @Override
   public RequestHandler get(ObjectApi api) {
-    return new RemoteGetHandler(api, cold);
+    return new RemoteGetHandler(api, cold, validation);
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.ObjectGetHandler;
+import io.granary.target.http.WarmValidation;
 import io.granary.target.meta.ObjectMeta;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -40,9 +41,17 @@ public final class RemoteGetHandler implements RequestHandler {
   private ColdResponse streaming;
 
   public RemoteGetHandler(ObjectApi api, ColdObjects cold) {
+    this(api, cold, WarmValidation.OFF);
+  }
+
+  /**
+   * @param validation validation of warm GETs: a cached copy it drops as corrupt is fetched again, through
+   *     {@link #serve} (the object is then missing: a cold GET)
+   */
+  public RemoteGetHandler(ObjectApi api, ColdObjects cold, WarmValidation validation) {
     this.api = api;
     this.cold = cold;
-    this.warm = new ObjectGetHandler(api, cold.store());
+    this.warm = new ObjectGetHandler(api, cold.store(), validation, this::serveAgain);
   }
 
   @Override
@@ -70,6 +79,15 @@ public final class RemoteGetHandler implements RequestHandler {
       return;
     }
     serve(ex, req, latest);
+  }
+
+  /** After validation repaired a local object or dropped a cached copy: warm again, or fetched from the remote. */
+  private void serveAgain(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException {
+    if (req.bucket().isRemote()) {
+      serve(ex, req, false);
+    } else {
+      warm.serve(ex, req);
+    }
   }
 
   private void serve(HttpExchange ex, ObjectApi.ObjectRequest req, boolean latest) throws IOException {
@@ -234,6 +252,7 @@ public final class RemoteGetHandler implements RequestHandler {
     if (streaming != null && writable) {
       streaming.clientWritable();
     }
+    warm.onClientWritabilityChanged(ex, writable);
   }
 
   @Override
@@ -241,5 +260,6 @@ public final class RemoteGetHandler implements RequestHandler {
     if (streaming != null) {
       streaming.clientClosed();
     }
+    warm.onClientClosed(ex);
   }
 }

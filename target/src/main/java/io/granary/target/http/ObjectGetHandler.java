@@ -21,15 +21,33 @@ import java.io.IOException;
 /**
  * GET and HEAD of an object: a warm read from local disk, zero-copy (sendfile). Conditions (If-Match and
  * friends) give 412 or 304; one {@code Range} gives 206; what the API refuses gives 416. Runs entirely on the
- * event loop: a RocksDB point read and an open(2).
+ * event loop: a RocksDB point read and an open(2). A bucket with {@code checksum.validateWarmGet} has its GETs
+ * served by {@link WarmValidation} instead (re-hashed, off the loop).
  */
 public final class ObjectGetHandler implements RequestHandler {
   private final ObjectApi api;
   private final ObjectStore store;
+  private final WarmValidation validation;
+  private final Reread again; // serves the GET anew after validation repaired the object
+  private boolean retried; // the GET is being served anew: validation must not ask again
+  private WarmValidation.Served validated; // a validated answer streaming, or null
+
+  /** Serves the request anew (the caller's full path: a remote bucket's handler may fetch the object again). */
+  @FunctionalInterface
+  public interface Reread {
+    void serve(HttpExchange ex, ObjectApi.ObjectRequest req) throws IOException;
+  }
 
   public ObjectGetHandler(ObjectApi api, ObjectStore store) {
+    this(api, store, WarmValidation.OFF, null);
+  }
+
+  /** @param again how to serve the GET anew after a repair; null: this handler's own {@link #serve} */
+  public ObjectGetHandler(ObjectApi api, ObjectStore store, WarmValidation validation, Reread again) {
     this.api = api;
     this.store = store;
+    this.validation = validation;
+    this.again = again == null ? this::serve : again;
   }
 
   @Override
@@ -67,11 +85,40 @@ public final class ObjectGetHandler implements RequestHandler {
         return;
       }
       ByteRange range = prepare(ex, obj.meta(), head);
+      if (validation.applies(req.bucket(), obj.meta())) {
+        validated = validation.serve(ex, head, obj, range, req.bucket(), req.name(),
+            retried ? null : () -> reread(ex, req));
+        return;
+      }
       long offset = range == null ? 0 : range.offset();
       ex.sendFile(head, obj.channel(), offset, HttpUtil.getContentLength(head));
     } catch (IOException | RuntimeException e) {
       obj.channel().close();
       throw e;
+    }
+  }
+
+  private void reread(HttpExchange ex, ObjectApi.ObjectRequest req) {
+    retried = true;
+    validated = null;
+    try {
+      again.serve(ex, req);
+    } catch (Throwable t) {
+      ex.sendError(t);
+    }
+  }
+
+  @Override
+  public void onClientWritabilityChanged(HttpExchange ex, boolean writable) {
+    if (validated != null && writable) {
+      validated.clientWritable();
+    }
+  }
+
+  @Override
+  public void onClientClosed(HttpExchange ex) {
+    if (validated != null) {
+      validated.clientClosed();
     }
   }
 

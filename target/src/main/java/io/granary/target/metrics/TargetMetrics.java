@@ -9,6 +9,7 @@ import io.granary.target.jobs.JobTotals;
 import io.granary.target.jobs.TargetJobs;
 import io.granary.target.mirror.MirrorStats;
 import io.granary.target.mirror.Mirroring;
+import io.granary.target.validation.ValidationStats;
 import io.granary.target.rebalance.RebalanceStats;
 import io.granary.target.rebalance.Rebalancer;
 import io.granary.target.resilver.HealthChecker;
@@ -72,6 +73,24 @@ public final class TargetMetrics {
         () -> resilver.running() ? 1 : 0);
     m.counter("mountpath_failures", "Mountpaths this target disabled after a failed health check (I/O errors, a "
         + "vanished disk)", health::failures);
+  }
+
+  /** Checksum validation of warm GETs and scrubs (docs/protection.md). */
+  public static void validation(NodeMetrics m, ValidationStats s) {
+    m.counter("validation_failures", "Copies whose content did not match their recorded checksum, by who found them",
+        new String[] {"found_by"}, cb -> {
+          cb.call(s.getFailures(), "get");
+          cb.call(s.scrubFailures(), "scrub");
+        });
+    m.counter("validation_repairs", "Corrupt copies repaired: from an intact copy on this target (mirror), or dropped "
+        + "so the next GET fetches the object from its remote (remote)", new String[] {"from"}, cb -> {
+          cb.call(s.mirrorRepairs(), "mirror");
+          cb.call(s.remoteRepairs(), "remote");
+        });
+    m.counter("validation_unrepairable", "Objects found corrupt with no intact copy and no remote to repair from",
+        s::unrepairable);
+    m.counter("validation_quarantined", "Corrupt files moved into a mountpath's quarantine directory",
+        s::quarantined);
   }
 
   /** N-way mirroring (docs/protection.md). */

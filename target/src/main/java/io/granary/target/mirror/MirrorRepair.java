@@ -214,7 +214,8 @@ public final class MirrorRepair {
     return main == null || !main.sameVersion(m) || !main.copies().contains(on.id());
   }
 
-  private static ObjectMeta newest(List<MirrorCopies.Held> held) {
+  /** The version of the object a repair keeps: the newest record, the HRW mountpath's on a tie. */
+  public static ObjectMeta newest(List<MirrorCopies.Held> held) {
     ObjectMeta newest = held.get(0).meta(); // HRW mountpath first: it wins a tie
     for (MirrorCopies.Held h : held) {
       if (h.meta().mtime() > newest.mtime()) {

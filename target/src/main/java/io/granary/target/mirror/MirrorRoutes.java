@@ -1,16 +1,10 @@
 package io.granary.target.mirror;
 
-import io.granary.clustermap.bucket.Bucket;
-import io.granary.clustermap.bucket.BucketProps;
-import io.granary.clustermap.bucket.Provider;
-import io.granary.common.error.BadRequestException;
-import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
 import io.granary.common.membership.ClusterMetadataHolder;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponseStatus;
+import io.granary.target.jobs.BucketJobRoutes;
 import java.util.List;
 
 /**
@@ -30,12 +24,12 @@ public final class MirrorRoutes implements Router {
 
   private final String nodeId;
   private final Mirroring mirroring;
-  private final ClusterMetadataHolder cluster;
+  private final BucketJobRoutes routes;
 
   public MirrorRoutes(String nodeId, Mirroring mirroring, ClusterMetadataHolder cluster) {
     this.nodeId = nodeId;
     this.mirroring = mirroring;
-    this.cluster = cluster;
+    this.routes = new BucketJobRoutes(PATH, cluster, this::report, mirroring::makeNCopies);
   }
 
   /**
@@ -54,23 +48,6 @@ public final class MirrorRoutes implements Router {
 
   @Override
   public RequestHandler route(HttpExchange ex) {
-    String path = ex.path().raw();
-    if (!path.equals(PATH) && !path.equals(PATH + "/")) {
-      throw new MethodNotAllowedException(ex.method(), path);
-    }
-    if (ex.method().equals(HttpMethod.GET)) {
-      return e -> e.sendJson(HttpResponseStatus.OK, report());
-    } else if (ex.method().equals(HttpMethod.POST)) {
-      String name = ex.queryParam("bucket");
-      if (name == null || name.isEmpty()) {
-        throw BadRequestException.invalidArgument("bucket is required: POST " + PATH + "?bucket=NAME&provider=P");
-      }
-      BucketProps b = cluster.requireBucket(new Bucket(Provider.parse(ex.queryParam("provider")), name));
-      return e -> {
-        mirroring.makeNCopies(b);
-        e.sendJson(HttpResponseStatus.ACCEPTED, report());
-      };
-    }
-    throw new MethodNotAllowedException(ex.method(), path);
+    return routes.route(ex);
   }
 }

@@ -95,6 +95,14 @@ public final class Mirroring implements ObjectStore.CommitListener, FallbackList
     }
   }
 
+  /**
+   * Brings one object to its copies now, on the calling thread (a disk thread): what validation runs after it moved
+   * a bad copy aside, so the copy is restored before the read is tried again.
+   */
+  public MirrorRepair.Result repairNow(BucketProps bucket, String name) throws IOException {
+    return repair.ensure(bucket, name);
+  }
+
   @Override
   public void committed(ObjectLocation loc, ObjectMeta meta) {
     BucketProps now = current.apply(loc.bucket()); // the setting now: the writer may have started under an older one

@@ -133,6 +133,14 @@ public final class Mountpath implements AutoCloseable {
     return root.resolve("trash");
   }
 
+  /**
+   * Files that failed checksum validation, moved aside ({@code QUARANTINED-NAME.EPOCHMS}): kept for the operator, not
+   * counted as objects; created on first use.
+   */
+  public Path quarantineDir() {
+    return root.resolve("quarantine");
+  }
+
   /** Parts of multipart uploads in progress: {@code uploads/UPLOAD_ID/PART.SEQ}. */
   public Path uploadsDir() {
     return root.resolve("uploads");

@@ -26,13 +26,16 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
-/** A real object store over several temp-dir mountpaths and a bucket whose mirror.copies a test sets. */
-final class MirrorFixture implements AutoCloseable {
-  final Path dir;
-  final ObjectStore store;
-  volatile BucketProps bucket;
+/**
+ * A real object store over several temp-dir mountpaths and a bucket whose mirror.copies a test sets (mirroring and
+ * validation tests).
+ */
+public final class MirrorFixture implements AutoCloseable {
+  public final Path dir;
+  public final ObjectStore store;
+  public volatile BucketProps bucket;
 
-  MirrorFixture(Path dir, int mountpaths, int copies) throws IOException {
+  public MirrorFixture(Path dir, int mountpaths, int copies) throws IOException {
     this.dir = dir;
     List<Mountpath> mps = new ArrayList<>();
     for (int i = 1; i <= mountpaths; i++) {
@@ -42,23 +45,23 @@ final class MirrorFixture implements AutoCloseable {
     setCopies(copies);
   }
 
-  void setCopies(int copies) {
+  public void setCopies(int copies) {
     bucket = new BucketProps(Bucket.local("bkt"), "b1d", ChecksumType.XXHASH64, Instant.EPOCH)
         .withProtection(new Protection(copies, 0, 0, Protection.DEFAULT_EC_OBJ_SIZE_LIMIT, false));
   }
 
   /** The bucket's props now, as the cluster metadata would give them. */
-  BucketProps current(BucketProps asked) {
+  public BucketProps current(BucketProps asked) {
     return asked.id().equals(bucket.id()) ? bucket : null;
   }
 
-  static byte[] content(int size, long seed) {
+  public static byte[] content(int size, long seed) {
     byte[] b = new byte[size];
     new Random(seed).nextBytes(b);
     return b;
   }
 
-  ObjectMeta put(String name, byte[] content) throws IOException {
+  public ObjectMeta put(String name, byte[] content) throws IOException {
     PutOperation op = store.beginPut(bucket, name, PutOptions.nativePut(content.length, List.of()));
     ByteBuf buf = Unpooled.copiedBuffer(content);
     try {
@@ -69,7 +72,7 @@ final class MirrorFixture implements AutoCloseable {
     return op.finish();
   }
 
-  byte[] read(String name) throws IOException {
+  public byte[] read(String name) throws IOException {
     StoredObject o = store.open(bucket, name);
     if (o == null) {
       return null;
@@ -83,21 +86,21 @@ final class MirrorFixture implements AutoCloseable {
     }
   }
 
-  ObjectLocation locate(String name) {
+  public ObjectLocation locate(String name) {
     return store.locate(bucket, name);
   }
 
-  Mountpath mountpath(String name) {
+  public Mountpath mountpath(String name) {
     Path p = dir.resolve(name).toAbsolutePath().normalize();
     return store.mountpathSet().entry(p).map(MountpathSet.Entry::mountpath).orElseThrow();
   }
 
-  void setState(Mountpath mp, MountpathState state) throws IOException {
+  public void setState(Mountpath mp, MountpathState state) throws IOException {
     store.updateMountpaths(s -> s.with(s.entry(mp.root()).orElseThrow().withState(state, "test")));
   }
 
   /** The mountpaths holding a record and an intact file of the object (main copy first when there is one). */
-  List<Mountpath> holders(String name) throws IOException {
+  public List<Mountpath> holders(String name) throws IOException {
     List<Mountpath> out = new ArrayList<>();
     ObjectLocation loc = locate(name);
     for (Mountpath mp : store.mountpathSet().served()) {
@@ -114,7 +117,7 @@ final class MirrorFixture implements AutoCloseable {
   }
 
   /** The record of the object on {@code mp}, or null. */
-  ObjectMeta metaOn(Mountpath mp, String name) throws IOException {
+  public ObjectMeta metaOn(Mountpath mp, String name) throws IOException {
     return mp.meta().get(locate(name).key());
   }
 
