@@ -26,6 +26,9 @@ import io.granary.common.metrics.NodeMetrics;
 import io.granary.target.metrics.TargetMetrics;
 import io.granary.target.mirror.MirrorRoutes;
 import io.granary.target.mirror.Mirroring;
+import io.granary.target.ec.EcObjectHandlers;
+import io.granary.target.ec.ErasureCoding;
+import io.granary.target.ec.SliceRoutes;
 import io.granary.target.coldget.CachingObjectHandlers;
 import io.granary.target.coldget.ColdObjects;
 import io.granary.target.http.ObjectHandlers;
@@ -102,6 +105,7 @@ public final class TargetNode implements GracefulStop {
   private final Resilver resilver; // moves objects to their HRW mountpath (io.granary.target.resilver)
   private final HealthChecker health; // disables failed mountpaths
   private final Mirroring mirroring; // mirror copies (io.granary.target.mirror)
+  private final ErasureCoding ec; // slices on other targets (io.granary.target.ec)
   private final Stopping stopping; // readiness false from the first moment of a graceful stop
   private final ShortLeave leave; // a graceful stop is a short maintenance without rebalance
 
@@ -109,8 +113,9 @@ public final class TargetNode implements GracefulStop {
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
       ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
       Resilver resilver, HealthChecker health, BoundedExecutor urgent, Stopping stopping, ShortLeave leave,
-      Mirroring mirroring) {
+      Mirroring mirroring, ErasureCoding ec) {
     this.mirroring = mirroring;
+    this.ec = ec;
     this.stopping = stopping;
     this.leave = leave;
     this.urgent = urgent;
@@ -213,8 +218,17 @@ public final class TargetNode implements GracefulStop {
         store);
     // An upload completed here whose key another target owns now (it joined, or this one leaves) is sent there.
     multipart.deliverThrough(rebalancer.completions(new ControlClient(Duration.ofSeconds(30), null, signer)));
-    ObjectHandlers handlers = new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk), store, neighbors,
-        rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats(), cfg.rebalance().neighborRelaySize());
+    // ---- erasure coding (io.granary.target.ec): slices on other targets after each commit; reads rebuild
+    ErasureCoding ec = new ErasureCoding(id, store, holder, b -> currentBucket(holder, b), rebalancer.peerFiles(),
+        new ControlClient(Duration.ofSeconds(30), null, signer), ErasureCoding.DEFAULT_CELL_SIZE);
+    holder.onChange((old, now) -> ec.bucketsChanged(old == null ? null : old.buckets().buckets(),
+        now.buckets().buckets().values()));
+    holder.snapshot().ifPresent(s -> ec.bucketsChanged(null, s.buckets().buckets().values()));
+    // outermost: a read of a lost main copy (or of an offline owner's object) is rebuilt before anything else
+    ObjectHandlers handlers = new EcObjectHandlers(new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk),
+        store, neighbors, rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats(),
+        cfg.rebalance().neighborRelaySize()), store, holder, ec, neighbors::mapOf, neighbors::unsettled);
+    // ---- end erasure coding
     // Copies a client waits for (get-from-neighbor) commit on a pool of their own, never behind the rebalance's.
     BoundedExecutor urgent = new BoundedExecutor("disk-urgent-" + id, 4, 1024);
     TransportRoutes transport = new TransportRoutes(holder, rebalancer, disk, urgent);
@@ -248,7 +262,8 @@ public final class TargetNode implements GracefulStop {
         .mount(ObjectTransport.PREFIX, transport::route)
         .mount(ObjectTransport.PROGRESS, transport::route)
         .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))
-        .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder));
+        .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder))
+        .mount(SliceRoutes.PATH, new SliceRoutes(holder, ec, disk));
     HttpServer server;
     Stopping stopping = new Stopping();
     try {
@@ -257,6 +272,7 @@ public final class TargetNode implements GracefulStop {
           rebalancer);
       TargetMetrics.resilver(metrics, resilver, health);
       TargetMetrics.mirror(metrics, mirroring);
+      TargetMetrics.ec(metrics, ec);
       // Readiness (GET /v1/health/ready), like /metrics answered before the router's signature check: probes do not sign
       Router ready = ReadinessHandler.route(router, holder, "target", Readiness.all(stopping,
           new TargetReadiness(holder, () -> store.mountpathSet().available().size())));
@@ -268,6 +284,7 @@ public final class TargetNode implements GracefulStop {
       rebalancer.close();
       resilver.close();
       mirroring.close();
+      ec.close();
       health.close();
       disk.close();
       space.close();
@@ -304,7 +321,7 @@ public final class TargetNode implements GracefulStop {
     log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring);
+        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring, ec);
   }
 
   /**
@@ -414,6 +431,7 @@ public final class TargetNode implements GracefulStop {
     rebalancer.close(); // stops sending before connections and storage close
     resilver.close(); // stops moving before storage closes; the next start resumes
     mirroring.close(); // stops copying before storage closes; the start walk makes what is left
+    ec.close(); // stops encoding before storage closes; the start walk encodes what is left
     health.close();
     scheduler.shutdownNow();
     server.close();
