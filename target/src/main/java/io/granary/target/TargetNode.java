@@ -221,8 +221,10 @@ public final class TargetNode implements GracefulStop {
     // ---- erasure coding (io.granary.target.ec): slices on other targets after each commit; reads rebuild
     ErasureCoding ec = new ErasureCoding(id, store, holder, b -> currentBucket(holder, b), rebalancer.peerFiles(),
         new ControlClient(Duration.ofSeconds(30), null, signer), ErasureCoding.DEFAULT_CELL_SIZE);
-    holder.onChange((old, now) -> ec.bucketsChanged(old == null ? null : old.buckets().buckets(),
-        now.buckets().buckets().values()));
+    holder.onChange((old, now) -> {
+      ec.bucketsChanged(old == null ? null : old.buckets().buckets(), now.buckets().buckets().values());
+      ec.mapChanged(old == null ? null : old.map(), now.map());
+    });
     holder.snapshot().ifPresent(s -> ec.bucketsChanged(null, s.buckets().buckets().values()));
     // outermost: a read of a lost main copy (or of an offline owner's object) is rebuilt before anything else
     ObjectHandlers handlers = new EcObjectHandlers(new NeighborObjectHandlers(new CachingObjectHandlers(cold, disk),

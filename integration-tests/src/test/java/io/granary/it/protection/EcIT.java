@@ -41,7 +41,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Erasure coding across targets (docs/protection.md): seven targets, a bucket with EC 4+2 and a size limit of
  * 256 KiB. Objects of 0 to 8 MiB (some below the limit, which get 2 replicas) are encoded by their owners; a main
  * file deleted on disk is rebuilt by the next GET, byte-exact, and restored; a DELETE removes the slices on their
- * holders; two targets killed (kill -9, offline by the primary's health checks, keeping their HRW place) leave
+ * holders, an overwrite replaces them; two targets killed (kill -9, offline by the primary's health checks, keeping their HRW place) leave
  * every object readable byte-exact (rebuilt by the first slice holder that answers); a third leaves an object whose
  * owner and both replicas are gone answering 503 NotEnoughSlices, and none answering wrong bytes. Phases run in
  * order.
@@ -243,6 +243,31 @@ class EcIT {
     assertThat(get(name).status()).isEqualTo(404);
   }
 
+  @Test
+  @Order(4)
+  void overwrite_replacesTheSlicesOfTheOlderVersion() throws Exception {
+    ClusterMap map = cluster.map();
+    String name = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] >= LIMIT).skip(5).findFirst()
+        .orElseThrow();
+    List<Node> holders = ranked(map, name).subList(1, D + P + 1);
+    String before = records(holders.get(0).id(), name).get(0).path("version").asText();
+    double encoded = sum("granary_ec_objects_encoded_total");
+    OBJECTS.put(name, new long[] {(2 << 20) + 12345, 77});
+    byte[] data = content(name);
+    Http.Reply put = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name)))
+        .PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
+    assertThat(put.status()).isEqualTo(200);
+    SHA.put(name, Http.sha256(data));
+    await().atMost(WAIT).until(() -> sum("granary_ec_objects_encoded_total") > encoded);
+    for (int k = 0; k < D + P; k++) {
+      JsonNode recs = records(holders.get(k).id(), name);
+      assertThat(recs).as("only the new version on %s", holders.get(k).id()).hasSize(1);
+      assertThat(recs.get(0).path("version").asText()).isNotEqualTo(before);
+      assertThat(recs.get(0).path("objectSize").asLong()).isEqualTo(data.length);
+    }
+    assertExact(name);
+  }
+
   private static void kill(String id) throws Exception {
     cluster.local().kill(id);
     killed.add(id);
@@ -251,7 +276,7 @@ class EcIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void twoTargetsKilled_everyObjectReadsByteExact() throws Exception {
     kill("t2");
     kill("t5");
@@ -262,7 +287,7 @@ class EcIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void thirdTargetKilled_unrebuildableObjectsAre503_neverWrongBytes() throws Exception {
     ClusterMap map = cluster.map();
     // A small object whose owner and one replica holder are dead: killing its other replica holder loses it.

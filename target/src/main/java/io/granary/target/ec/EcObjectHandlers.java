@@ -104,7 +104,7 @@ public final class EcObjectHandlers implements ObjectHandlers {
         }
       }
 
-      /** Whether the main copy can be served, or (record absent) is for the neighbors' lookup to find. */
+      /** Whether the main copy can be served, or (record absent) is for a cold GET or a neighbor to bring. */
       private boolean usable(BucketProps b, String name) {
         StoredObject obj;
         try {
@@ -113,7 +113,9 @@ public final class EcObjectHandlers implements ObjectHandlers {
           return false; // record present, file missing or unreadable
         }
         if (obj == null) {
-          return unsettled.getAsBoolean();
+          // A remote bucket's object not cached here is the cold GET's to fetch; while objects move, the
+          // neighbors' lookup finds it on a previous owner.
+          return b.isRemote() || unsettled.getAsBoolean();
         }
         try (var ch = obj.channel()) {
           return ch.size() == obj.meta().size();

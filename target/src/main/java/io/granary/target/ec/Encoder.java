@@ -1,6 +1,7 @@
 package io.granary.target.ec;
 
 import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeState;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.clustermap.bucket.Protection;
@@ -37,7 +38,7 @@ final class Encoder {
   private static final Logger log = LoggerFactory.getLogger(Encoder.class);
 
   /** What one call did. */
-  enum Outcome { ENCODED, REPLICATED, DONE_ALREADY, SKIPPED, TOO_FEW_TARGETS }
+  enum Outcome { ENCODED, REPLICATED, DONE_ALREADY, SKIPPED, TOO_FEW_TARGETS, HOLDER_OFFLINE }
 
   private final String nodeId;
   private final ObjectStore store;
@@ -82,6 +83,14 @@ final class Encoder {
       return Outcome.TOO_FEW_TARGETS;
     }
     List<Node> holders = ranked.subList(1, ranked.size());
+    for (Node h : holders) {
+      if (h.state() != NodeState.ACTIVE) {
+        // Its slice could not be sent: left unencoded until the target is back (which walks the bucket again)
+        log.info("node={} bucket={} object={}: holder {} is {}: left unencoded until it is back", nodeId,
+            b.bucket(), name, h.id(), h.state().wireName());
+        return Outcome.HOLDER_OFFLINE;
+      }
+    }
     StoredObject obj = store.open(b, name);
     if (obj == null) {
       return Outcome.SKIPPED;

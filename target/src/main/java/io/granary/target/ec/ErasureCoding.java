@@ -9,15 +9,13 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.mirror.MirrorQueue;
 import io.granary.target.rebalance.PeerFiles;
-import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.BucketRecords;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredName;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -145,9 +143,26 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     }
   }
 
+  /**
+   * The cluster map changed: when more targets are active than before (one came back, one joined), what was left
+   * unencoded for want of a holder is encoded now.
+   */
+  public void mapChanged(io.granary.clustermap.ClusterMap old, io.granary.clustermap.ClusterMap now) {
+    if (old != null && active(now) > active(old)) {
+      cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
+          .filter(b -> b.protection().ecData() > 0).forEach(this::requestWalk));
+    }
+  }
+
+  private static long active(io.granary.clustermap.ClusterMap m) {
+    return m.targets().values().stream().filter(n -> n.state() == io.granary.clustermap.NodeState.ACTIVE).count();
+  }
+
   private void encodeQuietly(StoredName n) {
     try {
-      encoder.encode(n.bucket(), n.name());
+      if (encoder.encode(n.bucket(), n.name()) == Encoder.Outcome.HOLDER_OFFLINE) {
+        stats.encodeFailures.incrementAndGet();
+      }
     } catch (IOException | RuntimeException e) {
       stats.encodeFailures.incrementAndGet();
       failedSinceWalk = true;
@@ -279,37 +294,23 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     if (b == null || b.protection().ecData() == 0) {
       return;
     }
-    String prefix = ObjectStore.bucketPrefix(b);
-    long examined = 0;
-    long queued = 0;
-    for (Mountpath mp : store.mountpathSet().served()) {
-      String after = null;
-      while (true) {
-        List<String> names = new ArrayList<>();
-        List<ObjectMeta> metas = new ArrayList<>();
-        mp.meta().scan(prefix, after, (key, meta) -> {
-          names.add(key);
-          metas.add(meta);
-          return names.size() < 256;
-        });
-        if (names.isEmpty()) {
-          break;
+    long[] examined = {0};
+    long[] queued = {0};
+    boolean done = BucketRecords.walk(store.mountpathSet().served(), b, (mp, name, meta) -> {
+      examined[0]++;
+      if (!meta.isMirrorCopyOn(mp.id()) && ownsHere(b, name)
+          && !slices.isEncoded(b, name, SliceRecord.versionOf(meta))) {
+        if (!queue.put(new StoredName(b, name))) {
+          return false; // closed
         }
-        after = names.get(names.size() - 1);
-        for (int i = 0; i < names.size(); i++) {
-          String name = names.get(i).substring(prefix.length());
-          examined++;
-          if (!metas.get(i).isMirrorCopyOn(mp.id()) && ownsHere(b, name)
-              && !slices.isEncoded(b, name, SliceRecord.versionOf(metas.get(i)))) {
-            if (!queue.put(new StoredName(b, name))) {
-              return; // closed
-            }
-            queued++;
-          }
-        }
+        queued[0]++;
       }
+      return true;
+    }, () -> { });
+    if (!done) {
+      return;
     }
-    log.info("node={} bucket={} ec walk done: examined={} queued={}", nodeId, b.bucket(), examined, queued);
+    log.info("node={} bucket={} ec walk done: examined={} queued={}", nodeId, b.bucket(), examined[0], queued[0]);
   }
 
   @Override

@@ -59,7 +59,7 @@ final class Rebuilder {
   }
 
   /** A slice held somewhere: on {@code node}, or here ({@code node} null, {@code file} set). */
-  private record Source(Node node, SliceRecord record, Path file) {
+  record Source(Node node, SliceRecord record, Path file) {
   }
 
   private final String nodeId;
@@ -194,7 +194,7 @@ final class Rebuilder {
   }
 
   /** A replica, or one source per slice index (data slices first) when there are D of them; else empty. */
-  private static List<Source> usable(List<Source> version, int d) {
+  static List<Source> usable(List<Source> version, int d) {
     for (Source s : version) {
       if (s.record().isReplica()) {
         List<Source> out = new ArrayList<>();

@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>A receipt verifies size and checksum before anything is renamed; both files are fsynced, then the directory.
- * The newest version wins: receiving a version removes the older ones of the object here, and an older version is
- * refused (409) once a newer one is held. Disk threads only.
+ * The newest version wins: an older version is refused (409) once a newer one is held; older versions held stay
+ * until the owner has sent every slice of the new one and asks for their removal. Disk threads only.
  */
 public final class SliceStore {
   private static final Logger log = LoggerFactory.getLogger(SliceStore.class);
@@ -194,7 +194,8 @@ public final class SliceStore {
           if (!existed) {
             held.incrementAndGet();
           }
-          removeHeld(bucket, name, h -> h.mtime() < record.mtime()); // the newer version wins
+          // Older versions stay until the owner, done sending this one, asks for their removal: an owner lost in
+          // the middle leaves the previous version whole rather than two halves.
         }
       } finally {
         discard();

@@ -110,16 +110,22 @@ class SliceStoreTest {
   }
 
   @Test
-  void newerVersionReplacesOlder_olderIsRefused() throws Exception {
+  void newerVersionIsHeldBesideTheOlderUntilItsRemoval_olderIsRefused() throws Exception {
     byte[] old = "old".getBytes(StandardCharsets.UTF_8);
     byte[] neu = "new!".getBytes(StandardCharsets.UTF_8);
-    receive("o", record("o", 0, 100, old, xxh(old)), old);
-    receive("o", record("o", 1, 100, old, xxh(old)), old);
+    SliceRecord older0 = record("o", 0, 100, old, xxh(old));
+    SliceRecord older1 = record("o", 1, 100, old, xxh(old));
+    receive("o", older0, old);
+    receive("o", older1, old);
     SliceRecord newer = record("o", 0, 200, neu, xxh(neu));
     receive("o", newer, neu);
-    assertThat(slices.held(BUCKET, "o")).extracting(SliceStore.Held::record).containsExactly(newer);
+    assertThat(slices.held(BUCKET, "o")).extracting(SliceStore.Held::record)
+        .containsExactlyInAnyOrder(older0, older1, newer);
     assertThatThrownBy(() -> receive("o", record("o", 2, 100, old, xxh(old)), old))
         .isInstanceOf(ConflictException.class);
+    // the owner, done sending the new version, drops the others (DELETE ...?keep=VERSION)
+    assertThat(slices.remove(BUCKET, "o", r -> !r.version().equals(newer.version()))).isEqualTo(2);
+    assertThat(slices.held(BUCKET, "o")).extracting(SliceStore.Held::record).containsExactly(newer);
     assertThat(slices.held()).isEqualTo(1);
   }
 
