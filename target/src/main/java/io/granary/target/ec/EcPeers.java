@@ -52,11 +52,30 @@ final class EcPeers {
         .thenApply(SliceRoutes.Records::records);
   }
 
-  /** Removes the object's slices on {@code on}, but those of {@code keep} (null: all). */
-  CompletableFuture<Void> remove(Node on, BucketProps b, String name, String keep) {
-    String url = on.url() + uri(SliceRoutes.SLICES, b, name)
-        + (keep == null ? "" : "&keep=" + RequestPath.encodePath(keep));
+  /** Removes the object's slices on {@code on}, but those of version {@code keep}. */
+  CompletableFuture<Void> removeOthers(Node on, BucketProps b, String name, String keep) {
+    return remove(on, "&keep=" + RequestPath.encodePath(keep), b, name);
+  }
+
+  /** Removes the object's slices on {@code on} of versions not newer than {@code before} (epoch ms). */
+  CompletableFuture<Void> removeUpTo(Node on, BucketProps b, String name, long before) {
+    return remove(on, "&before=" + before, b, name);
+  }
+
+  private CompletableFuture<Void> remove(Node on, String query, BucketProps b, String name) {
+    String url = on.url() + uri(SliceRoutes.SLICES, b, name) + query;
     return control.send("DELETE", url, null, Void.class);
+  }
+
+  /** What the object's owner {@code owner} says of it now; null when it knows nothing of it. */
+  CompletableFuture<SliceRoutes.Current> current(Node owner, BucketProps b, String name) {
+    return control.get(owner.url() + uri(SliceRoutes.CURRENT, b, name), SliceRoutes.Current.class)
+        .exceptionally(e -> {
+          if (ControlClient.cause(e) instanceof ControlClient.RemoteCallException r && r.status() == 404) {
+            return null;
+          }
+          throw new java.util.concurrent.CompletionException(ControlClient.cause(e));
+        });
   }
 
   /** Opens slice {@code index} of {@code version} on {@code from}; an IOException unless it answered 200. */

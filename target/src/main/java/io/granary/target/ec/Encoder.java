@@ -118,7 +118,7 @@ final class Encoder {
       }
       slices.markEncoded(b, name, version, mapVersion);
       for (Node h : holders) { // older versions' slices: best effort (a replica may replace slices, and back)
-        peers.remove(h, b, name, version).exceptionally(e -> null);
+        peers.removeOthers(h, b, name, version).exceptionally(e -> null);
       }
       (done == Outcome.ENCODED ? stats.encoded : stats.replicated).incrementAndGet();
       return done;

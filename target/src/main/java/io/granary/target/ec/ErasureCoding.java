@@ -54,6 +54,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   private final EcPeers peers;
   private final Encoder encoder;
   private final Rebuilder rebuilder;
+  private final OrphanSweep sweep;
+  private volatile boolean sweepAsked;
   private final MirrorQueue queue;
   private final ObjectStore store;
   private final BoundedExecutor rebuilds;
@@ -73,6 +75,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     this.peers = new EcPeers(files, control);
     this.encoder = new Encoder(nodeId, store, cluster, current, slices, peers, stats, cellSize);
     this.rebuilder = new Rebuilder(nodeId, store, cluster, slices, peers, stats);
+    this.sweep = new OrphanSweep(nodeId, store, cluster, slices, peers);
     this.queue = new MirrorQueue(nodeId, "ec-" + nodeId, DEFAULT_WORKERS, DEFAULT_CAPACITY, this::encodeQuietly,
         n -> {
           stats.overflows.incrementAndGet();
@@ -129,6 +132,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     if (old == null) {
       slices.count();
       now.stream().filter(b -> b.protection().ecData() > 0).forEach(this::requestWalk);
+      requestSweep();
       return;
     }
     for (BucketProps b : old.values()) {
@@ -151,6 +155,15 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     if (old != null && active(now) > active(old)) {
       cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
           .filter(b -> b.protection().ecData() > 0).forEach(this::requestWalk));
+      requestSweep(); // deletes made while a holder was away left its slices
+    }
+  }
+
+  /** Asks for a sweep of the slices held here for orphans ({@link OrphanSweep}), on the walk thread. */
+  public void requestSweep() {
+    synchronized (walksAsked) {
+      sweepAsked = true;
+      walksAsked.notifyAll();
     }
   }
 
@@ -213,10 +226,12 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
    * be reached keeps an orphan, see docs/protection.md).
    */
   void deleting(BucketProps b, String name) {
+    long now = System.currentTimeMillis(); // what is newer was written after this delete, by this owner's clock
     Runnable work = () -> {
       try {
-        slices.clearMarks(b, name);
-        slices.remove(b, name, r -> true);
+        slices.clearMarks(b, name, now);
+        slices.markDeleted(b, name, now); // for holders this delete cannot reach now (OrphanSweep)
+        slices.remove(b, name, r -> r.mtime() <= now);
       } catch (IOException e) {
         log.warn("node={} bucket={} object={}: removing local slices failed: {}", nodeId, b.bucket(), name,
             e.toString());
@@ -228,7 +243,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       int n = b.protection().ecData() + b.protection().ecParity() + 3;
       for (Node h : s.placement().ranked(PlacementKey.digest(b.bucket(), name), n)) {
         if (!h.id().equals(nodeId)) {
-          peers.remove(h, b, name, null).exceptionally(e -> {
+          peers.removeUpTo(h, b, name, now).exceptionally(e -> {
             log.info("node={} bucket={} object={}: slices on {} not removed (orphaned): {}", nodeId, b.bucket(),
                 name, h.id(), ControlClient.cause(e).toString());
             return null;
@@ -257,7 +272,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     while (true) {
       BucketProps next;
       synchronized (walksAsked) {
-        if (!closed && walksAsked.isEmpty()) {
+        if (!closed && walksAsked.isEmpty() && !sweepAsked) {
           try {
             walksAsked.wait(RETRY_MILLIS);
           } catch (InterruptedException e) {
@@ -267,24 +282,33 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
         if (closed) {
           return;
         }
-        if (walksAsked.isEmpty()) {
+        if (walksAsked.isEmpty() && sweepAsked) {
+          sweepAsked = false;
+          next = null;
+        } else if (walksAsked.isEmpty()) {
           if (failedSinceWalk) {
             failedSinceWalk = false;
             cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
                 .filter(b -> b.protection().ecData() > 0).forEach(b -> walksAsked.put(b.bucket().key(), b)));
           }
           continue;
+        } else {
+          var it = walksAsked.entrySet().iterator();
+          next = it.next().getValue();
+          it.remove();
         }
-        var it = walksAsked.entrySet().iterator();
-        next = it.next().getValue();
-        it.remove();
       }
       try {
-        walk(next);
+        if (next == null) {
+          sweep.run();
+        } else {
+          walk(next);
+        }
       } catch (InterruptedException e) {
         return;
       } catch (IOException | RuntimeException e) {
-        log.warn("node={} bucket={} ec walk failed: {}", nodeId, next.bucket(), e.toString());
+        log.warn("node={} {} failed: {}", nodeId, next == null ? "slice sweep" : "ec walk of " + next.bucket(),
+            e.toString());
       }
     }
   }

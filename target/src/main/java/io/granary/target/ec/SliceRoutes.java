@@ -15,6 +15,8 @@ import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.http.StorageErrors;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.OffLoopWrites;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -41,7 +43,10 @@ import java.util.Map;
  *        newer version is held here
  * GET    /v1/ec/slices/BUCKET/OBJECT?provider=P&amp;version=V&amp;index=I   its bytes (index -1: the replica), or 404
  * GET    /v1/ec/records/BUCKET/OBJECT?provider=P    {"records":[...]}: every slice record of the object held here
- * DELETE /v1/ec/slices/BUCKET/OBJECT?provider=P[&amp;keep=V]   removes the object's slices here (but version V's)
+ * GET    /v1/ec/current/BUCKET/OBJECT?provider=P    {"version":V,"deletedAt":MS}: the object's version here (its
+ *        owner), or null and when it was deleted; 404 when neither is known
+ * DELETE /v1/ec/slices/BUCKET/OBJECT?provider=P[&amp;keep=V][&amp;before=MS]   removes the object's slices here
+ *        (but version V's, and versions newer than MS: a delete never takes a version written after it)
  * GET    /v1/ec                                     this target's counters and queue
  * </pre>
  */
@@ -49,6 +54,7 @@ public final class SliceRoutes implements Router {
   public static final String PATH = "/v1/ec";
   public static final String SLICES = "/v1/ec/slices/";
   public static final String RECORDS = "/v1/ec/records/";
+  public static final String CURRENT = "/v1/ec/current/";
   public static final String RECORD_HEADER = "granary-ec-slice";
   /** The most record bytes taken in a header (the owner's record of a multipart object can be large). */
   private static final int MAX_RECORD = 48 << 10;
@@ -57,12 +63,22 @@ public final class SliceRoutes implements Router {
   private final SliceStore slices;
   private final BoundedExecutor disk;
   private final ErasureCoding ec;
+  private final ObjectStore store;
 
-  public SliceRoutes(ClusterMetadataHolder cluster, ErasureCoding ec, BoundedExecutor disk) {
+  public SliceRoutes(ClusterMetadataHolder cluster, ErasureCoding ec, ObjectStore store, BoundedExecutor disk) {
     this.cluster = cluster;
+    this.store = store;
     this.slices = ec.slices();
     this.disk = disk;
     this.ec = ec;
+  }
+
+  /**
+   * What an owner says of an object: the version it holds, or (version null) when it deleted it last.
+   *
+   * @param deletedAt epoch ms of the object's last delete recorded here; -1 for none
+   */
+  public record Current(String version, long deletedAt) {
   }
 
   /** Every slice record of one object held by a target. */
@@ -88,6 +104,10 @@ public final class SliceRoutes implements Router {
     } else if (path.startsWith(RECORDS)) {
       if (m.equals(HttpMethod.GET)) {
         return this::records;
+      }
+    } else if (path.startsWith(CURRENT)) {
+      if (m.equals(HttpMethod.GET)) {
+        return this::current;
       }
     } else {
       throw new RouteNotFoundException(path);
@@ -120,10 +140,37 @@ public final class SliceRoutes implements Router {
     });
   }
 
+  /**
+   * The version of the object held here, or when it was deleted; 404 when neither is known (a lost record is not a
+   * delete: its slices are what rebuilds it).
+   */
+  private void current(HttpExchange ex) {
+    Target t = target(ex, CURRENT);
+    disk.submit(() -> {
+      ObjectMeta meta = store.stat(t.bucket(), t.name());
+      return meta != null ? new Current(SliceRecord.versionOf(meta), -1)
+          : new Current(null, slices.deletedAt(t.bucket(), t.name()));
+    }).whenComplete((c, err) -> {
+      if (err != null) {
+        ex.sendError(StorageErrors.of("reading " + t.name(), ControlClient.cause(err)));
+      } else if (c.version() == null && c.deletedAt() < 0) {
+        ex.sendError(new ObjectNotFoundException(t.bucket().bucket().toString(), t.name()));
+      } else {
+        ex.sendJson(HttpResponseStatus.OK, c);
+      }
+    });
+  }
+
   private void remove(HttpExchange ex) {
     Target t = target(ex, SLICES);
     String keep = ex.queryParam("keep");
-    disk.submit(() -> slices.remove(t.bucket(), t.name(), r -> !r.version().equals(keep)))
+    long before;
+    try {
+      before = ex.queryParam("before") == null ? Long.MAX_VALUE : Long.parseLong(ex.queryParam("before"));
+    } catch (NumberFormatException e) {
+      throw BadRequestException.invalidArgument("?before= must be epoch milliseconds");
+    }
+    disk.submit(() -> slices.remove(t.bucket(), t.name(), r -> !r.version().equals(keep) && r.mtime() <= before))
         .whenComplete((n, err) -> {
           if (err != null) {
             ex.sendError(StorageErrors.of("removing slices of " + t.name(), ControlClient.cause(err)));

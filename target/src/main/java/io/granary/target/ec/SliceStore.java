@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code VERSION.INDEX.slice}: the slice's bytes ({@code INDEX} = {@code r} for a replica);</li>
  *   <li>{@code VERSION.INDEX.json}: its {@link SliceRecord}, written last: a slice without its record does not
  *       exist (a crash between the two leaves a file the next receipt of that slice replaces);</li>
- *   <li>{@code VERSION.encoded}: on the owner, that this version was sent to its holders (the map version).</li>
+ *   <li>{@code VERSION.encoded}: on the owner, that this version was sent to its holders (the map version);</li>
+ *   <li>{@code MS.deleted}: on the owner, that the object was deleted at MS (epoch ms): what lets a holder that was
+ *       away drop the slices the delete could not reach ({@link OrphanSweep}), and nothing else.</li>
  * </ul>
  *
  * <p>A receipt verifies size and checksum before anything is renamed; both files are fsynced, then the directory.
@@ -53,6 +55,7 @@ public final class SliceStore {
   private static final String SLICE = ".slice";
   private static final String RECORD = ".json";
   private static final String ENCODED = ".encoded";
+  private static final String DELETED = ".deleted";
 
   private final String nodeId;
   private final ObjectStore store;
@@ -309,20 +312,59 @@ public final class SliceStore {
     return false;
   }
 
-  /** Removes the object's encoded marks here (it was deleted, or must be encoded again). */
+  /** Removes the object's encoded marks here (it must be encoded again). */
   public void clearMarks(BucketProps b, String name) throws IOException {
+    clearMarks(b, name, Long.MAX_VALUE);
+  }
+
+  /** Removes the marks of the object's versions not newer than {@code before} (epoch ms): it was deleted then. */
+  public void clearMarks(BucketProps b, String name, long before) throws IOException {
     synchronized (lock(b, name)) {
       for (Mountpath mp : store.mountpathSet().readable()) {
         Path dir = objectDir(mp, b, name);
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + ENCODED)) {
           for (Path f : files) {
-            Files.deleteIfExists(f);
+            String mtime = f.getFileName().toString().split("-", 2)[0];
+            if (!mtime.matches("[0-9]{1,19}") || Long.parseLong(mtime) <= before) {
+              Files.deleteIfExists(f);
+            }
           }
         } catch (NoSuchFileException e) {
           // none here
         }
       }
     }
+  }
+
+  /** Records on the owner that the object was deleted at {@code ms}, durably. */
+  public void markDeleted(BucketProps b, String name, long ms) throws IOException {
+    Path dir = objectDir(home(b, name), b, name);
+    synchronized (lock(b, name)) {
+      FileOps.createDirectories(dir);
+      writeDurably(dir, ms + DELETED, new byte[0]);
+      FileOps.syncDirectory(dir);
+    }
+  }
+
+  /** When the object was last deleted here (its owner), epoch ms; -1 when no delete is recorded. */
+  public long deletedAt(BucketProps b, String name) throws IOException {
+    long at = -1;
+    synchronized (lock(b, name)) {
+      for (Mountpath mp : store.mountpathSet().readable()) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(objectDir(mp, b, name), "*" + DELETED)) {
+          for (Path f : files) {
+            String ms = f.getFileName().toString();
+            ms = ms.substring(0, ms.length() - DELETED.length());
+            if (ms.matches("[0-9]{1,19}")) {
+              at = Math.max(at, Long.parseLong(ms));
+            }
+          }
+        } catch (NoSuchFileException e) {
+          // none here
+        }
+      }
+    }
+    return at;
   }
 
   /** A bucket incarnation is gone: everything held for it goes. */

@@ -147,8 +147,21 @@ class SliceStoreTest {
     assertThat(slices.isEncoded(BUCKET, "o", "200-abc")).isFalse();
     slices.markEncoded(BUCKET, "o", "200-abc", 4);
     assertThat(slices.isEncoded(BUCKET, "o", "100-abc")).as("one version marked at a time").isFalse();
+    slices.clearMarks(BUCKET, "o", 150);
+    assertThat(slices.isEncoded(BUCKET, "o", "200-abc")).as("a delete at 150 leaves what was written after")
+        .isTrue();
     slices.clearMarks(BUCKET, "o");
     assertThat(slices.isEncoded(BUCKET, "o", "200-abc")).isFalse();
+  }
+
+  @Test
+  void deletes_areRecordedForTheSweep_newestWins() throws Exception {
+    assertThat(slices.deletedAt(BUCKET, "o")).isEqualTo(-1);
+    slices.markDeleted(BUCKET, "o", 300);
+    slices.markDeleted(BUCKET, "o", 500);
+    assertThat(slices.deletedAt(BUCKET, "o")).isEqualTo(500);
+    assertThat(slices.deletedAt(BUCKET, "other")).isEqualTo(-1);
+    assertThat(slices.held(BUCKET, "o")).as("a delete mark is no slice").isEmpty();
   }
 
   @Test
