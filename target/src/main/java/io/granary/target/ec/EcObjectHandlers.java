@@ -5,6 +5,7 @@ import io.granary.clustermap.NodeState;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.common.control.ControlClient;
+import io.granary.common.error.ApiException;
 import io.granary.common.error.ServiceUnavailableException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
@@ -41,6 +42,8 @@ import java.util.function.Function;
 public final class EcObjectHandlers implements ObjectHandlers {
   /** The 503's code when an object's main copy is lost and it cannot be rebuilt now. */
   public static final String NOT_ENOUGH = "NotEnoughSlices";
+  /** The 503's code when a rebuild had its slices but failed (a slice or the object failed its checksum, I/O). */
+  public static final String REBUILD_FAILED = "RebuildFailed";
 
   private final ObjectHandlers inner;
   private final ObjectStore store;
@@ -84,10 +87,10 @@ public final class EcObjectHandlers implements ObjectHandlers {
             proceed(ex);
             return;
           }
-          wait(ex, ec.restore(b, req.name()), r -> proceed(ex));
+          afterRebuild(ex, ec.restore(b, req.name()), r -> proceed(ex));
         } else if ((owner.state() == NodeState.OFFLINE || owner.state() == NodeState.SUSPENDED)
             && store.stat(b, req.name()) == null) {
-          wait(ex, ec.degraded(b, req.name()), r -> {
+          afterRebuild(ex, ec.degraded(b, req.name()), r -> {
             if (r.object() == null) {
               // no slice anywhere, every holder answering: not encoded yet, or never written; only the owner knows
               ex.useErrorRenderer(api.errors());
@@ -124,15 +127,21 @@ public final class EcObjectHandlers implements ObjectHandlers {
         }
       }
 
-      private void wait(HttpExchange ex, CompletableFuture<Rebuilder.Result> rebuild, Then then) {
+      private void afterRebuild(HttpExchange ex, CompletableFuture<Rebuilder.Result> rebuild, Then then) {
         rebuild.whenComplete((r, err) -> ex.onLoop(() -> {
           try {
             if (err != null) {
-              ec.rebuildFailed();
+              Throwable cause = ControlClient.cause(err);
               ex.useErrorRenderer(api.errors());
-              ex.sendError(new ServiceUnavailableException(NOT_ENOUGH, "object could not be rebuilt from its "
-                  + "slices: " + ControlClient.cause(err).getMessage(), ObjectOwner.RETRY_SECONDS));
+              if (cause instanceof ApiException a) {
+                ex.sendError(a); // 503 Busy: too many rebuilds waiting
+                return;
+              }
+              ec.rebuildFailed();
+              ex.sendError(new ServiceUnavailableException(REBUILD_FAILED, "the object's main copy is lost and "
+                  + "rebuilding it failed: " + cause.getMessage(), ObjectOwner.RETRY_SECONDS));
             } else if (r.kind() == Rebuilder.Kind.NOT_ENOUGH) {
+              ec.rebuildFailed();
               ex.useErrorRenderer(api.errors());
               ex.sendError(new ServiceUnavailableException(NOT_ENOUGH, r.message(), ObjectOwner.RETRY_SECONDS));
             } else {

@@ -251,12 +251,14 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
         }
       }
     };
-    try {
-      rebuilds.execute(work);
-    } catch (RuntimeException e) {
-      log.warn("node={} bucket={} object={}: slices not removed (busy), orphaned: {}", nodeId, b.bucket(), name,
-          e.toString());
-    }
+    rebuilds.submit(() -> {
+      work.run();
+      return null;
+    }).exceptionally(e -> { // busy: never on the caller's thread (an event loop)
+      log.warn("node={} bucket={} object={}: slices not removed now ({}), left to the sweep", nodeId, b.bucket(),
+          name, e.toString());
+      return null;
+    });
   }
 
   // ---- walks: what a crash, a full queue or a failed encode left unencoded

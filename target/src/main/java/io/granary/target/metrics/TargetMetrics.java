@@ -106,8 +106,8 @@ public final class TargetMetrics {
     m.counter("ec_too_few_targets", "Encodes skipped because the map has fewer than D+P+1 targets", s::tooFewTargets);
     m.counter("ec_rebuilds", "Objects rebuilt from slices or a replica (main copy restored, or a degraded read)",
         s::rebuilds);
-    m.counter("ec_rebuild_failures", "Reads of a lost main copy that could not be rebuilt (503 NotEnoughSlices)",
-        s::rebuildFailures);
+    m.counter("ec_rebuild_failures", "Reads of a lost main copy that could not be rebuilt (503 NotEnoughSlices or "
+        + "RebuildFailed)", s::rebuildFailures);
     m.gauge("ec_slices_held", "Slices and replicas of other targets' objects stored on this target",
         () -> ec.slices().held());
     m.gauge("ec_queue_depth", "Objects waiting to be erasure coded or being encoded", ec::queueDepth);

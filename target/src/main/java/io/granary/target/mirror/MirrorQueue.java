@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The objects waiting for their mirror copies (or their erasure coding), and the workers that make them: a fixed number of threads and
- * at most {@code capacity} objects waiting, each once (an object queued again before its turn is not queued twice).
+ * The objects waiting for their mirror copies (or their erasure coding), and the workers that make them: a fixed number
+ * of threads and at most {@code capacity} objects waiting, each once (an object queued again before its turn is not
+ * queued twice).
  *
  * <p>When full, {@link #offer} does not wait: it is called by commits on the disk pool (and by reads on event loops),
  * whose waiting would hold up PUTs that have nothing to do with mirroring. The object is left out and its bucket
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@link #put}, waiting for room (a walk thread may wait). Nothing is lost to a full queue: the main record,
  * listing fewer copies than asked for, is the marker the walk finds, and it survives a restart too.
  *
- * <p>Threads: {@code workers} threads named {@code THREADS-i} ({@code mirror-NODE-i}, {@code ec-NODE-i}); {@link #offer} from any thread.
+ * <p>Threads: {@code workers} threads named {@code THREADS-i} ({@code mirror-NODE-i}, {@code ec-NODE-i});
+ * {@link #offer} from any thread.
  */
 public final class MirrorQueue implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MirrorQueue.class);

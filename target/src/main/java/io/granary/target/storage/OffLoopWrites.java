@@ -9,12 +9,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Writes a request body into a {@link BodySink} (an object's {@link PutOperation}) on a disk thread instead of the event loop. A write to the page
- * cache is usually quick, but under heavy writing the kernel throttles the writer (dirty-page balancing) for tens of
- * milliseconds, and on an event loop that holds every other request of its connections: a target receiving its share
- * of a rebalance stalled its own reads so (bench/rebalance.sh, profiled with JFR). Chunks are kept (retained, never
- * copied) in order and written by one task at a time; reading the body pauses while more than {@link #PAUSE_AT} bytes
- * wait and resumes below {@link #RESUME_AT}, so memory stays bounded per request.
+ * Writes a request body into a {@link BodySink} (an object's {@link PutOperation}) on a disk thread instead of the
+ * event loop. A write to the page cache is usually quick, but under heavy writing the kernel throttles the writer
+ * (dirty-page balancing) for tens of milliseconds, and on an event loop that holds every other request of its
+ * connections: a target receiving its share of a rebalance stalled its own reads so (bench/rebalance.sh, profiled with
+ * JFR). Chunks are kept (retained, never copied) in order and written by one task at a time; reading the body pauses
+ * while more than {@link #PAUSE_AT} bytes wait and resumes below {@link #RESUME_AT}, so memory stays bounded per
+ * request.
  *
  * <p>{@link #write} and {@link #end} are called on the event loop; {@link #abort} on any thread.
  */
