@@ -9,13 +9,11 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.mirror.MirrorQueue;
 import io.granary.target.rebalance.PeerFiles;
-import io.granary.target.storage.BucketRecords;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredName;
 import java.io.IOException;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,12 +24,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Erasure coding across targets, assembled (docs/protection.md): every commit of an object of a bucket with
  * {@code ec.data} &gt; 0 (PUT, S3, multipart, cold GET, rebalance, a rebuild) is queued for its owner to encode;
- * a walk at start, after a full queue and after failed encodes queues what is left unencoded (the absence of the
- * owner's "encoded" mark for the current version is the marker); reads that find no usable main copy rebuild it
- * ({@link EcObjectHandlers}); deletes remove the slices.
+ * walks ({@link EcWalks}) queue what a crash, a full queue or a failed encode left unencoded (the absence of the
+ * owner's "encoded" mark for the current version is the marker) and sweep orphaned slices; reads that find no usable
+ * main copy rebuild it ({@link EcObjectHandlers}); deletes remove the slices.
  *
- * <p>Threads: {@code workers} encode threads {@code ec-NODE-i}, one walk thread {@code ec-walk-NODE}, and
- * {@code rebuilds} threads {@code ec-rebuild-NODE}; commits only offer to the queue, which never blocks.
+ * <p>Threads: {@link #DEFAULT_WORKERS} encode threads {@code ec-NODE-i}, one walk thread {@code ec-walk-NODE}, and
+ * {@link #REBUILD_THREADS} threads {@code ec-rebuild-NODE}; commits only offer to the queue, which never blocks.
  */
 public final class ErasureCoding implements ObjectStore.CommitListener, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ErasureCoding.class);
@@ -43,8 +41,6 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   public static final int DEFAULT_CELL_SIZE = 256 << 10;
   /** Rebuilds at once (reads wait for them); more wait in line, up to {@code 64}, then 503 Busy. */
   static final int REBUILD_THREADS = 4;
-  /** How long after an encode failed its bucket is walked again (a holder may be back). */
-  static final long RETRY_MILLIS = 30_000;
 
   private final String nodeId;
   private final ClusterMetadataHolder cluster;
@@ -54,37 +50,29 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   private final EcPeers peers;
   private final Encoder encoder;
   private final Rebuilder rebuilder;
-  private final OrphanSweep sweep;
-  private volatile boolean sweepAsked;
+  private final EcWalks walks;
   private final MirrorQueue queue;
-  private final ObjectStore store;
   private final BoundedExecutor rebuilds;
   private final Map<String, CompletableFuture<Rebuilder.Result>> inFlight = new ConcurrentHashMap<>();
-  private final LinkedHashMap<String, BucketProps> walksAsked = new LinkedHashMap<>(); // guarded
-  private final Thread walker;
-  private volatile boolean failedSinceWalk;
-  private boolean closed; // guarded by walksAsked
 
   public ErasureCoding(String nodeId, ObjectStore store, ClusterMetadataHolder cluster,
       Function<BucketProps, BucketProps> current, PeerFiles files, ControlClient control, int cellSize) {
     this.nodeId = nodeId;
-    this.store = store;
     this.cluster = cluster;
     this.current = current;
     this.slices = new SliceStore(nodeId, store);
     this.peers = new EcPeers(files, control);
     this.encoder = new Encoder(nodeId, store, cluster, current, slices, peers, stats, cellSize);
     this.rebuilder = new Rebuilder(nodeId, store, cluster, slices, peers, stats);
-    this.sweep = new OrphanSweep(nodeId, store, cluster, slices, peers);
     this.queue = new MirrorQueue(nodeId, "ec-" + nodeId, DEFAULT_WORKERS, DEFAULT_CAPACITY, this::encodeQuietly,
         n -> {
           stats.overflows.incrementAndGet();
-          requestWalk(n.bucket());
+          walks().request(n.bucket());
         });
     this.rebuilds = new BoundedExecutor("ec-rebuild-" + nodeId, REBUILD_THREADS, 64);
-    this.walker = new Thread(this::walkLoop, "ec-walk-" + nodeId);
-    this.walker.setDaemon(true);
-    this.walker.start();
+    this.walks = new EcWalks(nodeId, store, cluster, current, queue, (b, name, meta) -> ownsHere(b, name)
+        && !slices.isEncoded(b, name, SliceRecord.versionOf(meta)), new OrphanSweep(nodeId, store, cluster, slices,
+        peers));
     store.addCommitListener(this);
   }
 
@@ -131,8 +119,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   public void bucketsChanged(Map<String, BucketProps> old, Collection<BucketProps> now) {
     if (old == null) {
       slices.count();
-      now.stream().filter(b -> b.protection().ecData() > 0).forEach(this::requestWalk);
-      requestSweep();
+      now.stream().filter(b -> b.protection().ecData() > 0).forEach(walks::request);
+      walks.requestSweep();
       return;
     }
     for (BucketProps b : old.values()) {
@@ -153,18 +141,14 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
    */
   public void mapChanged(io.granary.clustermap.ClusterMap old, io.granary.clustermap.ClusterMap now) {
     if (old != null && active(now) > active(old)) {
-      cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
-          .filter(b -> b.protection().ecData() > 0).forEach(this::requestWalk));
-      requestSweep(); // deletes made while a holder was away left its slices
+      walks.requestAll();
+      walks.requestSweep(); // deletes made while a holder was away left its slices
     }
   }
 
-  /** Asks for a sweep of the slices held here for orphans ({@link OrphanSweep}), on the walk thread. */
-  public void requestSweep() {
-    synchronized (walksAsked) {
-      sweepAsked = true;
-      walksAsked.notifyAll();
-    }
+  /** The walks, once made: the queue's overflow may be told of an object before (nothing offers before). */
+  private EcWalks walks() {
+    return walks;
   }
 
   private static long active(io.granary.clustermap.ClusterMap m) {
@@ -178,7 +162,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       }
     } catch (IOException | RuntimeException e) {
       stats.encodeFailures.incrementAndGet();
-      failedSinceWalk = true;
+      walks.encodeFailed();
       log.warn("node={} bucket={} object={}: erasure coding failed, left unencoded for a later walk: {}", nodeId,
           n.bucket().bucket(), n.name(), e.toString());
     } catch (InterruptedException e) {
@@ -261,91 +245,9 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     });
   }
 
-  // ---- walks: what a crash, a full queue or a failed encode left unencoded
-
-  private void requestWalk(BucketProps b) {
-    synchronized (walksAsked) {
-      walksAsked.putIfAbsent(b.bucket().key() + "/" + b.id(), b);
-      walksAsked.notifyAll();
-    }
-  }
-
-  private void walkLoop() {
-    while (true) {
-      BucketProps next;
-      synchronized (walksAsked) {
-        if (!closed && walksAsked.isEmpty() && !sweepAsked) {
-          try {
-            walksAsked.wait(RETRY_MILLIS);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-        if (closed) {
-          return;
-        }
-        if (walksAsked.isEmpty() && sweepAsked) {
-          sweepAsked = false;
-          next = null;
-        } else if (walksAsked.isEmpty()) {
-          if (failedSinceWalk) {
-            failedSinceWalk = false;
-            cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
-                .filter(b -> b.protection().ecData() > 0).forEach(b -> walksAsked.put(b.bucket().key(), b)));
-          }
-          continue;
-        } else {
-          var it = walksAsked.entrySet().iterator();
-          next = it.next().getValue();
-          it.remove();
-        }
-      }
-      try {
-        if (next == null) {
-          sweep.run();
-        } else {
-          walk(next);
-        }
-      } catch (InterruptedException e) {
-        return;
-      } catch (IOException | RuntimeException e) {
-        log.warn("node={} {} failed: {}", nodeId, next == null ? "slice sweep" : "ec walk of " + next.bucket(),
-            e.toString());
-      }
-    }
-  }
-
-  private void walk(BucketProps asked) throws IOException, InterruptedException {
-    BucketProps b = current.apply(asked);
-    if (b == null || b.protection().ecData() == 0) {
-      return;
-    }
-    long[] examined = {0};
-    long[] queued = {0};
-    boolean done = BucketRecords.walk(store.mountpathSet().served(), b, (mp, name, meta) -> {
-      examined[0]++;
-      if (!meta.isMirrorCopyOn(mp.id()) && ownsHere(b, name)
-          && !slices.isEncoded(b, name, SliceRecord.versionOf(meta))) {
-        if (!queue.put(new StoredName(b, name))) {
-          return false; // closed
-        }
-        queued[0]++;
-      }
-      return true;
-    }, () -> { });
-    if (!done) {
-      return;
-    }
-    log.info("node={} bucket={} ec walk done: examined={} queued={}", nodeId, b.bucket(), examined[0], queued[0]);
-  }
-
   @Override
   public void close() {
-    synchronized (walksAsked) {
-      closed = true;
-      walksAsked.notifyAll();
-    }
-    walker.interrupt();
+    walks.close();
     queue.close();
     rebuilds.close();
   }
