@@ -265,7 +265,7 @@ public final class TargetNode implements GracefulStop {
         .mount(ObjectTransport.PROGRESS, transport::route)
         .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))
         .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder))
-        .mount(SliceRoutes.PATH, new SliceRoutes(holder, ec, store, disk));
+        .mount(SliceRoutes.PATH, new SliceRoutes(holder, ec.slices(), store, disk, ec::report));
     HttpServer server;
     Stopping stopping = new Stopping();
     try {

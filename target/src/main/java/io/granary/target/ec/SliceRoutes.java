@@ -18,6 +18,7 @@ import io.granary.target.http.StorageErrors;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.OffLoopWrites;
+import io.granary.target.storage.StoredName;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -32,6 +33,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The target's erasure-coding endpoints. Only peers call them: like every target endpoint they take only
@@ -62,15 +64,20 @@ public final class SliceRoutes implements Router {
   private final ClusterMetadataHolder cluster;
   private final SliceStore slices;
   private final BoundedExecutor disk;
-  private final ErasureCoding ec;
+  private final Supplier<?> report;
   private final ObjectStore store;
 
-  public SliceRoutes(ClusterMetadataHolder cluster, ErasureCoding ec, ObjectStore store, BoundedExecutor disk) {
+  /**
+   * @param disk where slices are written, committed, listed and opened
+   * @param report what {@code GET /v1/ec} answers ({@link ErasureCoding#report})
+   */
+  public SliceRoutes(ClusterMetadataHolder cluster, SliceStore slices, ObjectStore store, BoundedExecutor disk,
+      Supplier<?> report) {
     this.cluster = cluster;
     this.store = store;
-    this.slices = ec.slices();
+    this.slices = slices;
     this.disk = disk;
-    this.ec = ec;
+    this.report = report;
   }
 
   /**
@@ -91,7 +98,7 @@ public final class SliceRoutes implements Router {
     HttpMethod m = ex.method();
     if (path.equals(PATH) || path.equals(PATH + "/")) {
       if (m.equals(HttpMethod.GET)) {
-        return e -> e.sendJson(HttpResponseStatus.OK, ec.report());
+        return e -> e.sendJson(HttpResponseStatus.OK, report.get());
       }
     } else if (path.startsWith(SLICES)) {
       if (m.equals(HttpMethod.PUT)) {
@@ -115,10 +122,8 @@ public final class SliceRoutes implements Router {
     throw new MethodNotAllowedException(m, path);
   }
 
-  private record Target(BucketProps bucket, String name) {
-  }
-
-  private Target target(HttpExchange ex, String prefix) {
+  /** The object a request names, in the bucket incarnation it names ({@code bid}, when given; 409 if another). */
+  private StoredName target(HttpExchange ex, String prefix) {
     ObjectAddress addr = ObjectAddress.parse(ex, prefix);
     BucketProps b = cluster.requireBucket(addr.bucket());
     String bid = ex.queryParam("bid");
@@ -126,11 +131,11 @@ public final class SliceRoutes implements Router {
       throw new ConflictException("BucketIdMismatch", "bucket " + b.bucket() + " is incarnation " + b.id()
           + " here, not " + bid);
     }
-    return new Target(b, addr.name());
+    return new StoredName(b, addr.name());
   }
 
   private void records(HttpExchange ex) {
-    Target t = target(ex, RECORDS);
+    StoredName t = target(ex, RECORDS);
     disk.submit(() -> slices.held(t.bucket(), t.name())).whenComplete((held, err) -> {
       if (err != null) {
         ex.sendError(StorageErrors.of("listing slices of " + t.name(), ControlClient.cause(err)));
@@ -145,7 +150,7 @@ public final class SliceRoutes implements Router {
    * delete: its slices are what rebuilds it).
    */
   private void current(HttpExchange ex) {
-    Target t = target(ex, CURRENT);
+    StoredName t = target(ex, CURRENT);
     disk.submit(() -> {
       ObjectMeta meta = store.stat(t.bucket(), t.name());
       return meta != null ? new Current(SliceRecord.versionOf(meta), -1)
@@ -162,7 +167,7 @@ public final class SliceRoutes implements Router {
   }
 
   private void remove(HttpExchange ex) {
-    Target t = target(ex, SLICES);
+    StoredName t = target(ex, SLICES);
     String keep = ex.queryParam("keep");
     long before;
     try {
@@ -182,7 +187,7 @@ public final class SliceRoutes implements Router {
 
   /** Sends a slice's file zero-copy; opened on the disk pool (a directory scan and an open). */
   private void serve(HttpExchange ex) {
-    Target t = target(ex, SLICES);
+    StoredName t = target(ex, SLICES);
     String version = ex.queryParam("version");
     int index;
     try {
@@ -241,7 +246,7 @@ public final class SliceRoutes implements Router {
 
     @Override
     public void onRequest(HttpExchange ex) {
-      Target t = target(ex, SLICES);
+      StoredName t = target(ex, SLICES);
       SliceRecord r = parseRecord(ex.header(RECORD_HEADER));
       if (ex.declaredLength() != r.sliceSize()) {
         throw BadRequestException.invalidArgument("the body has " + ex.declaredLength() + " bytes, the slice "
