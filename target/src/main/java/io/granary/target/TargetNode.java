@@ -26,6 +26,9 @@ import io.granary.common.metrics.NodeMetrics;
 import io.granary.target.metrics.TargetMetrics;
 import io.granary.target.mirror.MirrorRoutes;
 import io.granary.target.mirror.Mirroring;
+import io.granary.target.ec.EcObjectHandlers;
+import io.granary.target.ec.ErasureCoding;
+import io.granary.target.ec.SliceRoutes;
 import io.granary.target.validation.CopyVerifier;
 import io.granary.target.validation.ScrubRoutes;
 import io.granary.target.validation.Scrubs;
@@ -108,6 +111,7 @@ public final class TargetNode implements GracefulStop {
   private final HealthChecker health; // disables failed mountpaths
   private final Mirroring mirroring; // mirror copies (io.granary.target.mirror)
   private final Scrubs scrubs; // scrub jobs (io.granary.target.validation)
+  private final ErasureCoding ec; // slices on other targets (io.granary.target.ec)
   private final Stopping stopping; // readiness false from the first moment of a graceful stop
   private final ShortLeave leave; // a graceful stop is a short maintenance without rebalance
 
@@ -115,9 +119,10 @@ public final class TargetNode implements GracefulStop {
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
       ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
       Resilver resilver, HealthChecker health, BoundedExecutor urgent, Stopping stopping, ShortLeave leave,
-      Mirroring mirroring, Scrubs scrubs) {
+      Mirroring mirroring, Scrubs scrubs, ErasureCoding ec) {
     this.mirroring = mirroring;
     this.scrubs = scrubs;
+    this.ec = ec;
     this.stopping = stopping;
     this.leave = leave;
     this.urgent = urgent;
@@ -228,9 +233,20 @@ public final class TargetNode implements GracefulStop {
     ValidationStats validationStats = new ValidationStats();
     CopyVerifier verifier = new CopyVerifier(id, store, mirroring, validationStats);
     Scrubs scrubs = new Scrubs(id, store, verifier, b -> currentBucket(holder, b));
-    ObjectHandlers handlers = new NeighborObjectHandlers(
+    // ---- erasure coding (io.granary.target.ec): slices on other targets after each commit; reads rebuild
+    ErasureCoding ec = new ErasureCoding(id, store, holder, b -> currentBucket(holder, b), rebalancer.peerFiles(),
+        new ControlClient(Duration.ofSeconds(30), null, signer), ErasureCoding.DEFAULT_CELL_SIZE);
+    holder.onChange((old, now) -> {
+      ec.bucketsChanged(old == null ? null : old.buckets().buckets(), now.buckets().buckets().values());
+      ec.mapChanged(old == null ? null : old.map(), now.map());
+    });
+    holder.snapshot().ifPresent(s -> ec.bucketsChanged(null, s.buckets().buckets().values()));
+    // outermost: a read of a lost main copy (or of an offline owner's object) is rebuilt before anything else
+    ObjectHandlers handlers = new EcObjectHandlers(new NeighborObjectHandlers(
         new CachingObjectHandlers(cold, disk, new ValidatingReads(id, disk, verifier)), store, neighbors,
-        rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats(), cfg.rebalance().neighborRelaySize());
+        rebalancer.relocation(), disk, id, upstream, signer, rebalancer.stats(), cfg.rebalance().neighborRelaySize()),
+        store, holder, ec, neighbors::mapOf, neighbors::unsettled);
+    // ---- end erasure coding
     // Copies a client waits for (get-from-neighbor) commit on a pool of their own, never behind the rebalance's.
     BoundedExecutor urgent = new BoundedExecutor("disk-urgent-" + id, 4, 1024);
     TransportRoutes transport = new TransportRoutes(holder, rebalancer, disk, urgent);
@@ -263,7 +279,8 @@ public final class TargetNode implements GracefulStop {
         .mount(ObjectTransport.PROGRESS, transport::route)
         .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))
         .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder))
-        .mount(ScrubRoutes.PATH, new ScrubRoutes(id, scrubs, holder));
+        .mount(ScrubRoutes.PATH, new ScrubRoutes(id, scrubs, holder))
+        .mount(SliceRoutes.PATH, new SliceRoutes(holder, ec.slices(), store, disk, ec::report));
     HttpServer server;
     Stopping stopping = new Stopping();
     try {
@@ -273,6 +290,7 @@ public final class TargetNode implements GracefulStop {
       TargetMetrics.resilver(metrics, resilver, health);
       TargetMetrics.mirror(metrics, mirroring);
       TargetMetrics.validation(metrics, validationStats);
+      TargetMetrics.ec(metrics, ec);
       // Readiness (GET /v1/health/ready), like /metrics answered before the router's signature check: probes do not sign
       Router ready = ReadinessHandler.route(router, holder, "target", Readiness.all(stopping,
           new TargetReadiness(holder, () -> store.mountpathSet().available().size())));
@@ -285,6 +303,7 @@ public final class TargetNode implements GracefulStop {
       resilver.close();
       scrubs.close();
       mirroring.close();
+      ec.close();
       health.close();
       disk.close();
       space.close();
@@ -321,7 +340,7 @@ public final class TargetNode implements GracefulStop {
     log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
         cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring, scrubs);
+        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring, scrubs, ec);
   }
 
   /**
@@ -432,6 +451,7 @@ public final class TargetNode implements GracefulStop {
     resilver.close(); // stops moving before storage closes; the next start resumes
     scrubs.close(); // before mirroring: a scrub repairs through it
     mirroring.close(); // stops copying before storage closes; the start walk makes what is left
+    ec.close(); // stops encoding before storage closes; the start walk encodes what is left
     health.close();
     scheduler.shutdownNow();
     server.close();

@@ -21,8 +21,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
- * JSON-over-HTTP calls between nodes: join, metasync, health, per-target listings. Control traffic only; object
- * bytes never pass through here. Non-2xx answers become {@link RemoteCallException} carrying the peer's error.
+ * JSON-over-HTTP calls between nodes: join, metasync, health, per-target listings. Control traffic, and one kind of
+ * bulk read: {@link #stream} (an erasure-coded slice read while an object is rebuilt); objects themselves move
+ * through the object transport. Non-2xx answers become {@link RemoteCallException} carrying the peer's error.
  */
 public final class ControlClient {
   private static final ObjectMapper JSON = ClusterJson.mapper();
@@ -81,6 +82,15 @@ public final class ControlClient {
       b.header("Content-Type", contentType);
     }
     return http.sendAsync(sign(b).build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  /**
+   * GETs {@code url} and hands over its body as a stream, read by the caller as it arrives (the client's flow
+   * control holds the peer back, so memory stays a few buffers whatever the size); any status. The caller closes it.
+   */
+  public CompletableFuture<HttpResponse<java.io.InputStream>> stream(String url) {
+    HttpRequest req = sign(HttpRequest.newBuilder(URI.create(url)).GET().timeout(timeout)).build();
+    return http.sendAsync(req, HttpResponse.BodyHandlers.ofInputStream());
   }
 
   /** Adds the cluster signature headers (JDK HttpClient builders cannot be inspected, so sign from the URI). */

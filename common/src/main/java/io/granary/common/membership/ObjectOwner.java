@@ -18,6 +18,32 @@ public final class ObjectOwner {
 
   private ObjectOwner() {}
 
+  /**
+   * Where a read (GET, HEAD) of {@code name} goes: its owner; or, when the owner cannot answer now and the bucket is
+   * erasure coded, the first target after it in HRW order that can (it holds slice 0, and rebuilds the object for
+   * the read from any D slices: docs/protection.md). Otherwise as {@link #require}.
+   */
+  public static Node forRead(ClusterMetadataHolder.Snapshot s, io.granary.clustermap.bucket.BucketProps bucket,
+      String name) {
+    if (bucket.protection().ecData() > 0) {
+      long digest = PlacementKey.digest(bucket.bucket(), name);
+      java.util.List<Node> ranked = s.placement().ranked(digest,
+          bucket.protection().ecData() + bucket.protection().ecParity() + 1);
+      if (!ranked.isEmpty() && !answers(ranked.get(0))) {
+        for (Node n : ranked) {
+          if (answers(n)) {
+            return n;
+          }
+        }
+      }
+    }
+    return require(s, bucket.bucket(), name);
+  }
+
+  private static boolean answers(Node n) {
+    return n.state() != NodeState.OFFLINE && n.state() != NodeState.SUSPENDED;
+  }
+
   /** The owner of {@code name} under {@code s}'s map; 503 when there is none or it cannot answer now. */
   public static Node require(ClusterMetadataHolder.Snapshot s, Bucket bucket, String name) {
     Node owner = s.placement().owner(PlacementKey.digest(bucket, name)).orElseThrow(() ->

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
@@ -77,7 +78,10 @@ public final class S3ObjectForwarder {
     }
     ClusterMetadataHolder.Snapshot snapshot = cluster.require();
     String uploadId = ex.queryParam("uploadId"); // UploadPart(Copy), ListParts, Complete, Abort
-    Node owner = uploadId == null ? ObjectOwner.require(snapshot, bucket.bucket(), key)
+    boolean read = (ex.method().equals(HttpMethod.GET) || ex.method().equals(HttpMethod.HEAD))
+        && S3Router.plainRead(ex.queryParams());
+    Node owner = uploadId == null && read ? ObjectOwner.forRead(snapshot, bucket, key)
+        : uploadId == null ? ObjectOwner.require(snapshot, bucket.bucket(), key)
         : UploadHolder.require(snapshot, bucket.bucket(), key, uploadId);
     String query = stripAuthParams(ex.path().rawQuery());
     String uri = "/s3/" + encodedBucket(bucket) + "/" + path.rawKey() + (query.isEmpty() ? "" : "?" + query);

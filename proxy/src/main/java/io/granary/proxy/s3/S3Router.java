@@ -171,7 +171,7 @@ public final class S3Router implements Router {
    * parameters, {@code partNumber} and {@code response-*} overrides. Anything else (ListParts' uploadId...) is
    * relayed.
    */
-  private static boolean plainRead(Map<String, List<String>> q) {
+  static boolean plainRead(Map<String, List<String>> q) {
     for (String name : q.keySet()) {
       if (!name.regionMatches(true, 0, "X-Amz-", 0, 6) && !name.equals("partNumber")
           && !name.startsWith("response-")) {
@@ -184,7 +184,7 @@ public final class S3Router implements Router {
   /** A 307 to the owner, with the request's own query (minus its presigned signature) and a cluster signature. */
   private RequestHandler redirect(BucketProps bucket, S3Path path) {
     ClusterMetadataHolder.Snapshot s = ctx.cluster().require();
-    Node owner = ObjectOwner.require(s, bucket.bucket(), path.key());
+    Node owner = ObjectOwner.forRead(s, bucket, path.key()); // plain reads only
     return exchange -> {
       String query = S3ObjectForwarder.stripAuthParams(exchange.path().rawQuery());
       String uri = "/s3/" + bucket.bucket().name() + "/" + path.rawKey() + "?" + (query.isEmpty() ? "" : query + "&")

@@ -76,6 +76,14 @@ public final class ObjectGetHandler implements RequestHandler {
     if (obj == null) {
       throw api.notFound(ex, req);
     }
+    serve(ex, obj);
+  }
+
+  /**
+   * Answers a GET (or HEAD) with {@code obj}, opened by the caller (an object rebuilt from erasure-coded slices):
+   * conditions, ranges and headers as for a stored one; the channel is closed once sent.
+   */
+  public void serve(HttpExchange ex, StoredObject obj) throws IOException {
     try {
       api.authorizeRead(ex, obj.meta());
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);

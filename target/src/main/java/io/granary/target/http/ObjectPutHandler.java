@@ -30,7 +30,7 @@ public final class ObjectPutHandler implements RequestHandler {
   private final BoundedExecutor disk;
   private final PutCompletion completion;
   private PutOperation op;
-  private OffLoopWrites writes; // op's body, written on the disk pool
+  private OffLoopWrites<PutOperation> writes; // op's body, written on the disk pool
 
   public ObjectPutHandler(ObjectApi api, ObjectStore store, BoundedExecutor disk, PutCompletion completion) {
     this.api = api;
@@ -51,7 +51,7 @@ public final class ObjectPutHandler implements RequestHandler {
         condition.check(store.stat(req.bucket(), req.name()), req.bucket().bucket().toString(), req.name());
       }
       op = store.beginPut(req.bucket(), req.name(), completion.options(api.putOptions(ex).withCondition(condition)));
-      writes = new OffLoopWrites(op, disk::execute, ex);
+      writes = new OffLoopWrites<>(op, disk::execute, ex);
     } catch (Exception e) {
       throw StorageErrors.of("starting PUT of " + req.name(), e);
     }
@@ -68,7 +68,7 @@ public final class ObjectPutHandler implements RequestHandler {
 
   @Override
   public void onEnd(HttpExchange ex) {
-    OffLoopWrites body = writes;
+    OffLoopWrites<PutOperation> body = writes;
     String name = op.location().name();
     op = null;
     writes = null;
@@ -95,7 +95,7 @@ public final class ObjectPutHandler implements RequestHandler {
   @Override
   public void onAbort(HttpExchange ex, Throwable cause) {
     PutOperation put = op;
-    OffLoopWrites body = writes;
+    OffLoopWrites<PutOperation> body = writes;
     op = null;
     writes = null;
     if (put != null) {

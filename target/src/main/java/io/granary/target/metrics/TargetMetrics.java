@@ -8,6 +8,8 @@ import io.granary.target.coldget.ColdStats;
 import io.granary.target.jobs.JobTotals;
 import io.granary.target.jobs.TargetJobs;
 import io.granary.target.mirror.MirrorStats;
+import io.granary.target.ec.EcStats;
+import io.granary.target.ec.ErasureCoding;
 import io.granary.target.mirror.Mirroring;
 import io.granary.target.validation.ValidationStats;
 import io.granary.target.rebalance.RebalanceStats;
@@ -107,6 +109,28 @@ public final class TargetMetrics {
     m.counter("mirror_copies_dropped", "Mirror copies removed: above mirror.copies, or on a leaving mountpath",
         s::dropped);
     m.counter("mirror_queue_overflows", "Objects left out of a full mirror queue, to a walk of their bucket",
+        s::overflows);
+  }
+
+  /** Erasure coding across targets (docs/protection.md). */
+  public static void ec(NodeMetrics m, ErasureCoding ec) {
+    EcStats s = ec.stats();
+    m.counter("ec_objects_encoded", "Object versions this target owns sent as D+P slices to their holders",
+        s::encoded);
+    m.counter("ec_objects_replicated", "Object versions below ec.objSizeLimit sent as P full replicas", s::replicated);
+    m.counter("ec_encode_bytes", "Object bytes read to encode or replicate", s::encodeBytes);
+    m.counter("ec_slices_sent", "Slices and replicas sent and stored by their holders", s::slicesSent);
+    m.counter("ec_encode_failures", "Encodes that did not reach every holder (left unencoded for a later walk)",
+        s::encodeFailures);
+    m.counter("ec_too_few_targets", "Encodes skipped because the map has fewer than D+P+1 targets", s::tooFewTargets);
+    m.counter("ec_rebuilds", "Objects rebuilt from slices or a replica (main copy restored, or a degraded read)",
+        s::rebuilds);
+    m.counter("ec_rebuild_failures", "Reads of a lost main copy that could not be rebuilt (503 NotEnoughSlices or "
+        + "RebuildFailed)", s::rebuildFailures);
+    m.gauge("ec_slices_held", "Slices and replicas of other targets' objects stored on this target",
+        () -> ec.slices().held());
+    m.gauge("ec_queue_depth", "Objects waiting to be erasure coded or being encoded", ec::queueDepth);
+    m.counter("ec_queue_overflows", "Objects left out of a full encode queue, to a walk of their bucket",
         s::overflows);
   }
 

@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The objects waiting for their mirror copies, and the disk workers that make them: a fixed number of threads and
- * at most {@code capacity} objects waiting, each once (an object queued again before its turn is not queued twice).
+ * The objects waiting for their mirror copies (or their erasure coding), and the workers that make them: a fixed number
+ * of threads and at most {@code capacity} objects waiting, each once (an object queued again before its turn is not
+ * queued twice).
  *
  * <p>When full, {@link #offer} does not wait: it is called by commits on the disk pool (and by reads on event loops),
  * whose waiting would hold up PUTs that have nothing to do with mirroring. The object is left out and its bucket
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@link #put}, waiting for room (a walk thread may wait). Nothing is lost to a full queue: the main record,
  * listing fewer copies than asked for, is the marker the walk finds, and it survives a restart too.
  *
- * <p>Threads: {@code workers} threads named {@code mirror-NODE-i}; {@link #offer} from any thread.
+ * <p>Threads: {@code workers} threads named {@code THREADS-i} ({@code mirror-NODE-i}, {@code ec-NODE-i});
+ * {@link #offer} from any thread.
  */
 public final class MirrorQueue implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MirrorQueue.class);
@@ -27,7 +29,6 @@ public final class MirrorQueue implements AutoCloseable {
   private final int capacity;
   private final Consumer<StoredName> work;      // makes the object's copies; must not throw
   private final Consumer<StoredName> overflow;  // given an object left out: its bucket gets walked
-  private final MirrorStats stats;
   private final LinkedHashMap<String, StoredName> waiting = new LinkedHashMap<>(); // by key, oldest first; guarded
   private final Thread[] threads;
   private boolean closed; // guarded by waiting
@@ -36,9 +37,10 @@ public final class MirrorQueue implements AutoCloseable {
   /**
    * @param work makes one object's copies (a worker thread runs it; exceptions are its own to handle)
    * @param overflow told of each object {@link #offer} left out because the queue was full
+   * @param threadName the workers' name before their number, e.g. {@code mirror-NODE}
    */
-  public MirrorQueue(String nodeId, int workers, int capacity, Consumer<StoredName> work,
-      Consumer<StoredName> overflow, MirrorStats stats) {
+  public MirrorQueue(String nodeId, String threadName, int workers, int capacity, Consumer<StoredName> work,
+      Consumer<StoredName> overflow) {
     if (workers < 1 || capacity < 1) {
       throw new IllegalArgumentException("workers and capacity must be >= 1: " + workers + ", " + capacity);
     }
@@ -46,10 +48,9 @@ public final class MirrorQueue implements AutoCloseable {
     this.capacity = capacity;
     this.work = work;
     this.overflow = overflow;
-    this.stats = stats;
     this.threads = new Thread[workers];
     for (int i = 0; i < workers; i++) {
-      threads[i] = new Thread(this::run, "mirror-" + nodeId + "-" + i);
+      threads[i] = new Thread(this::run, threadName + "-" + i);
       threads[i].setDaemon(true);
       threads[i].start();
     }
@@ -79,7 +80,6 @@ public final class MirrorQueue implements AutoCloseable {
         return true;
       }
     }
-    stats.overflows.incrementAndGet();
     overflow.accept(n);
     return false;
   }
@@ -130,7 +130,7 @@ public final class MirrorQueue implements AutoCloseable {
       try {
         work.accept(next);
       } catch (RuntimeException e) {
-        log.warn("node={} bucket={} object={}: mirroring failed: {}", nodeId, next.bucket().bucket(), next.name(),
+        log.warn("node={} bucket={} object={}: queued work failed: {}", nodeId, next.bucket().bucket(), next.name(),
             e.toString());
       } finally {
         synchronized (waiting) {

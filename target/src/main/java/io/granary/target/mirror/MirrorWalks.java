@@ -1,16 +1,12 @@
 package io.granary.target.mirror;
 
 import io.granary.clustermap.bucket.BucketProps;
-import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.BucketRecords;
 import io.granary.target.storage.MirrorCopies;
-import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.MountpathSet;
-import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredName;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -38,9 +34,6 @@ public final class MirrorWalks implements AutoCloseable {
    */
   public record Progress(String bucket, int copies, long examined, long queued, boolean running) {
   }
-
-  /** Records read per scan: each batch is queued after its iterator closed. */
-  private static final int BATCH = 256;
 
   private final String nodeId;
   private final MirrorCopies copies;
@@ -129,34 +122,18 @@ public final class MirrorWalks implements AutoCloseable {
     String bucketKey = b.bucket().key();
     publish(bucketKey, new Progress(bucketKey, n, 0, 0, true));
     MountpathSet set = copies.mountpaths();
-    String prefix = ObjectStore.bucketPrefix(b);
-    for (Mountpath mp : set.served()) {
-      // In batches: the scan's iterator is closed before queuing, which may wait for room
-      String after = null;
-      while (true) {
-        List<String> keys = new ArrayList<>(BATCH);
-        List<ObjectMeta> metas = new ArrayList<>(BATCH);
-        mp.meta().scan(prefix, after, (key, meta) -> {
-          keys.add(key);
-          metas.add(meta);
-          return keys.size() < BATCH;
-        });
-        if (keys.isEmpty()) {
-          break;
+    boolean done = BucketRecords.walk(set.served(), b, (mp, name, meta) -> {
+      examined[0]++;
+      if (MirrorRepair.needsRepair(copies.locate(b, name), mp, meta, set, n)) {
+        if (!queue.put(new StoredName(b, name))) {
+          return false; // closed
         }
-        for (int i = 0; i < keys.size(); i++) {
-          String name = keys.get(i).substring(prefix.length());
-          examined[0]++;
-          if (MirrorRepair.needsRepair(copies.locate(b, name), mp, metas.get(i), set, n)) {
-            if (!queue.put(new StoredName(b, name))) {
-              return; // closed
-            }
-            queued[0]++;
-          }
-        }
-        after = keys.get(keys.size() - 1);
-        publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], true));
+        queued[0]++;
       }
+      return true;
+    }, () -> publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], true)));
+    if (!done) {
+      return;
     }
     publish(bucketKey, new Progress(bucketKey, n, examined[0], queued[0], false));
     log.info("node={} bucket={} make-n-copies walk done: copies={} examined={} queued={}", nodeId, b.bucket(), n,

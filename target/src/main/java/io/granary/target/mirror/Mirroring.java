@@ -50,8 +50,10 @@ public final class Mirroring implements ObjectStore.CommitListener, FallbackList
     // The queue hands overflow to the walks, which queue into it: the cycle is closed once both exist, and nothing
     // offers before the listeners below are installed.
     MirrorWalks[] w = new MirrorWalks[1];
-    this.queue = new MirrorQueue(nodeId, workers, capacity, this::ensureQuietly, n -> w[0].request(n.bucket()),
-        stats);
+    this.queue = new MirrorQueue(nodeId, "mirror-" + nodeId, workers, capacity, this::ensureQuietly, n -> {
+      stats.overflows.incrementAndGet();
+      w[0].request(n.bucket());
+    });
     this.walks = new MirrorWalks(nodeId, copies, queue, current);
     w[0] = walks;
     store.addCommitListener(this);

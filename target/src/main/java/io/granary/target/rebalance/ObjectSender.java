@@ -20,9 +20,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -33,6 +35,7 @@ import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
@@ -89,23 +92,39 @@ final class ObjectSender {
       long mapVersion, boolean foreground, WriteCondition condition) throws TransferException, InterruptedException {
     String uri = ObjectTransport.path(ObjectTransport.OBJECTS, bucket, name) + "&" + ObjectTransport.BUCKET_ID + "="
         + bucket.id();
-    long size = obj.meta().size();
     byte[] record = ObjectMetaCodec.encode(obj.meta());
+    HttpHeaders h = new DefaultHttpHeaders();
+    h.set(ObjectTransport.META_LENGTH_HEADER, record.length);
+    h.set(ObjectTransport.ATIME_HEADER, atime);
+    if (foreground) {
+      h.set(ObjectTransport.PRIORITY_HEADER, ObjectTransport.FOREGROUND);
+    }
+    if (condition.ifNoneMatchAny()) {
+      h.set(HttpHeaderNames.IF_NONE_MATCH, "*");
+    } else if (condition.ifMatch() != null) {
+      String etag = condition.ifMatch();
+      h.set(HttpHeaderNames.IF_MATCH, etag.equals("*") ? etag : "\"" + etag + "\"");
+    }
+    Reply r = put(to, uri, h, record, obj.channel(), obj.meta().size(), cap, mapVersion);
+    if (r.status() != 200) {
+      throw TransferException.answered(r.status(), "target " + to.id() + " refused " + bucket.bucket() + "/" + name
+          + ": " + r.status() + " " + r.error());
+    }
+    return parse(r.body());
+  }
+
+  /**
+   * PUTs {@code record} then {@code size} bytes of {@code file} (from position 0, zero-copy) to {@code uri} (path
+   * and query) on {@code to}, signed, with {@code extra} headers; the receiver's answer, whatever its status. The
+   * connection goes back to the pool after a 200.
+   */
+  Reply put(Node to, String uri, HttpHeaders extra, byte[] record, FileChannel file, long size, BandwidthCap cap,
+      long mapVersion) throws TransferException, InterruptedException {
     HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, uri);
     URI target = URI.create(to.url());
     head.headers().set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
-    head.headers().set(ObjectTransport.META_LENGTH_HEADER, record.length);
-    head.headers().set(ObjectTransport.ATIME_HEADER, atime);
+    head.headers().add(extra);
     head.headers().set(GranaryHeaders.MAP_VERSION, mapVersion);
-    if (foreground) {
-      head.headers().set(ObjectTransport.PRIORITY_HEADER, ObjectTransport.FOREGROUND);
-    }
-    if (condition.ifNoneMatchAny()) {
-      head.headers().set(HttpHeaderNames.IF_NONE_MATCH, "*");
-    } else if (condition.ifMatch() != null) {
-      String etag = condition.ifMatch();
-      head.headers().set(HttpHeaderNames.IF_MATCH, etag.equals("*") ? etag : "\"" + etag + "\"");
-    }
     HttpUtil.setContentLength(head, record.length + size);
     if (signer != null) {
       signer.signHeaders("PUT", uri, head.headers());
@@ -126,12 +145,14 @@ final class ObjectSender {
     boolean reusable = false;
     try {
       ch.write(head);
-      ch.write(new DefaultHttpContent(Unpooled.wrappedBuffer(record)));
+      if (record.length > 0) {
+        ch.write(new DefaultHttpContent(Unpooled.wrappedBuffer(record)));
+      }
       ChannelFuture previous = null;
       for (long pos = 0; pos < size && !answer.reply.isDone(); ) {
         long n = cap.region(size - pos);
         cap.acquire(n);
-        ChannelFuture f = ch.writeAndFlush(new BorrowedFileRegion(obj.channel(), pos, n));
+        ChannelFuture f = ch.writeAndFlush(new BorrowedFileRegion(file, pos, n));
         if (previous != null && !written(previous)) {
           break; // the connection failed, or the receiver answered early and closed it
         }
@@ -140,19 +161,14 @@ final class ObjectSender {
       }
       ch.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
       Reply r = answer.reply.get(WRITE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      if (r.status() != 200) {
-        throw TransferException.answered(r.status(), "target " + to.id() + " refused " + bucket.bucket() + "/" + name
-            + ": " + r.status() + " " + r.error());
-      }
-      Receipt receipt = parse(r.body());
-      reusable = true;
-      return receipt;
+      reusable = r.status() == 200;
+      return r;
     } catch (ExecutionException e) {
-      throw TransferException.unreachable("sending " + bucket.bucket() + "/" + name + " to target " + to.id()
-          + " failed: " + e.getCause(), e.getCause());
+      throw TransferException.unreachable("sending " + uri + " to target " + to.id() + " failed: " + e.getCause(),
+          e.getCause());
     } catch (TimeoutException e) {
-      throw TransferException.unreachable("target " + to.id() + " did not answer for " + bucket.bucket() + "/" + name
-          + " within " + WRITE_WAIT.toSeconds() + " s", e);
+      throw TransferException.unreachable("target " + to.id() + " did not answer for " + uri + " within "
+          + WRITE_WAIT.toSeconds() + " s", e);
     } finally {
       answer.detach(ch, reusable);
     }
@@ -176,7 +192,7 @@ final class ObjectSender {
   }
 
   /** The receiver's answer: its status and (small) body. */
-  private record Reply(int status, byte[] body) {
+  record Reply(int status, byte[] body) {
     String error() {
       try {
         ErrorResponse e = JSON.readValue(body, ErrorResponse.class);

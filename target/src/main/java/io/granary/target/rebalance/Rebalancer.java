@@ -116,6 +116,11 @@ public final class Rebalancer implements AutoCloseable {
     cluster.snapshot().ifPresent(this::follow);
   }
 
+  /** Sends files other than objects to other targets over the transport's connections (erasure coding). */
+  public PeerFiles peerFiles() {
+    return new PeerFiles(sender);
+  }
+
   public Relocation relocation() {
     return relocation;
   }

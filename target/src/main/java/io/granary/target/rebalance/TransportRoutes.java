@@ -222,7 +222,7 @@ public final class TransportRoutes {
    * with a newer map than this target's (this target may have just joined) is held back until the map is here.
    */
   private final class Receive implements RequestHandler {
-    private OffLoopWrites op; // the copy's work file, written on the disk pool
+    private OffLoopWrites<PutOperation> op; // the copy's work file, written on the disk pool
     private byte[] record;   // the record leading the body, while it arrives
     private int recordRead;
     private boolean refused; // answered with an error before the body ended
@@ -298,7 +298,7 @@ public final class TransportRoutes {
             + "object's size " + meta.size());
       }
       try {
-        op = new OffLoopWrites(rebalancer.relocation().beginReceive(target.bucket(), target.name(), meta),
+        op = new OffLoopWrites<>(rebalancer.relocation().beginReceive(target.bucket(), target.name(), meta),
             disk::execute, ex);
       } catch (Exception e) {
         throw StorageErrors.of("receiving " + target.name(), e);
@@ -347,7 +347,7 @@ public final class TransportRoutes {
         ex.sendError(BadRequestException.invalidArgument("the body ended inside the object's record"));
         return;
       }
-      OffLoopWrites writes = op;
+      OffLoopWrites<PutOperation> writes = op;
       op = null;
       Relocation relocation = rebalancer.relocation();
       BoundedExecutor pool = ObjectTransport.FOREGROUND.equals(ex.header(ObjectTransport.PRIORITY_HEADER)) ? urgent
@@ -380,7 +380,7 @@ public final class TransportRoutes {
       aborted = true;
       early.forEach(HttpContent::release);
       early.clear();
-      OffLoopWrites writes = op;
+      OffLoopWrites<PutOperation> writes = op;
       op = null;
       if (writes != null) {
         writes.abort();

@@ -9,16 +9,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Writes a request body into a {@link PutOperation} on a disk thread instead of the event loop. A write to the page
- * cache is usually quick, but under heavy writing the kernel throttles the writer (dirty-page balancing) for tens of
- * milliseconds, and on an event loop that holds every other request of its connections: a target receiving its share
- * of a rebalance stalled its own reads so (bench/rebalance.sh, profiled with JFR). Chunks are kept (retained, never
- * copied) in order and written by one task at a time; reading the body pauses while more than {@link #PAUSE_AT} bytes
- * wait and resumes below {@link #RESUME_AT}, so memory stays bounded per request.
+ * Writes a request body into a {@link BodySink} (an object's {@link PutOperation}) on a disk thread instead of the
+ * event loop. A write to the page cache is usually quick, but under heavy writing the kernel throttles the writer
+ * (dirty-page balancing) for tens of milliseconds, and on an event loop that holds every other request of its
+ * connections: a target receiving its share of a rebalance stalled its own reads so (bench/rebalance.sh, profiled with
+ * JFR). Chunks are kept (retained, never copied) in order and written by one task at a time; reading the body pauses
+ * while more than {@link #PAUSE_AT} bytes wait and resumes below {@link #RESUME_AT}, so memory stays bounded per
+ * request.
  *
  * <p>{@link #write} and {@link #end} are called on the event loop; {@link #abort} on any thread.
  */
-public final class OffLoopWrites {
+public final class OffLoopWrites<S extends BodySink> {
   static final long PAUSE_AT = 4L << 20;
   static final long RESUME_AT = 1L << 20;
   /**
@@ -27,7 +28,7 @@ public final class OffLoopWrites {
    */
   static final long BATCH = 256L << 10;
 
-  private final PutOperation op;
+  private final S op;
   private final Executor disk;
   private final HttpExchange ex;
   private final ConcurrentLinkedQueue<ByteBuf> queue = new ConcurrentLinkedQueue<>();
@@ -36,13 +37,13 @@ public final class OffLoopWrites {
   private final AtomicBoolean completed = new AtomicBoolean();
   private final AtomicBoolean discarded = new AtomicBoolean();
   private final AtomicBoolean resumeAsked = new AtomicBoolean();
-  private final CompletableFuture<PutOperation> written = new CompletableFuture<>();
+  private final CompletableFuture<S> written = new CompletableFuture<>();
   private volatile Throwable failure;
   private volatile boolean ended;
   private volatile boolean aborted;
   private boolean paused; // event loop only
 
-  public OffLoopWrites(PutOperation op, Executor disk, HttpExchange ex) {
+  public OffLoopWrites(S op, Executor disk, HttpExchange ex) {
     this.op = op;
     this.disk = disk;
     this.ex = ex;
@@ -69,7 +70,7 @@ public final class OffLoopWrites {
    * The body has ended: completes once everything queued is written (exceptionally with the first write's failure,
    * after which {@link #abort} discards the work file); event loop. The caller commits the operation on its pool.
    */
-  public CompletableFuture<PutOperation> end() {
+  public CompletableFuture<S> end() {
     ended = true;
     if (queue.isEmpty() && !scheduled.get()) {
       complete();

@@ -25,7 +25,7 @@ import java.util.Map;
  * <p>Threads: {@link #write} runs on the connection's event loop (page-cache writes of one chunk);
  * {@link #finish} and {@link #discard} block on disk and run on the disk executor. Calls never overlap.
  */
-public final class PutOperation {
+public final class PutOperation implements BodySink {
   private static final long GROW_STEP = 1L << 20;
   private final ObjectStore store;
   private final ObjectLocation location;
@@ -76,6 +76,7 @@ public final class PutOperation {
   }
 
   /** Appends a body chunk: hashes it in place and writes it to the work file. Does not release {@code buf}. */
+  @Override
   public void write(ByteBuf buf) throws IOException {
     int n = buf.readableBytes();
     if (n == 0) {
@@ -223,6 +224,7 @@ public final class PutOperation {
   }
 
   /** Abandons the PUT: closes and deletes the work file. Idempotent. */
+  @Override
   public void discard() {
     releaseReservation();
     try {

@@ -28,14 +28,17 @@ class MirrorQueueTest {
   private MirrorQueue queue;
 
   private void open(int capacity) {
-    queue = new MirrorQueue("t1", 1, capacity, n -> {
+    queue = new MirrorQueue("t1", "mirror-t1", 1, capacity, n -> {
       started.add(n.name());
       try {
         release.await();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-    }, n -> overflowed.add(n.name()), stats);
+    }, n -> {
+      stats.overflows.incrementAndGet();
+      overflowed.add(n.name());
+    });
   }
 
   @AfterEach

@@ -63,11 +63,11 @@ class OffLoopWritesTest {
 
   /** A PUT that writes through {@link OffLoopWrites} and commits on the test's "disk pool". */
   private final class Put implements RequestHandler {
-    private OffLoopWrites writes;
+    private OffLoopWrites<PutOperation> writes;
 
     @Override
     public void onRequest(HttpExchange ex) throws IOException {
-      writes = new OffLoopWrites(f.store.beginPut(MountpathFixture.BUCKET, "obj",
+      writes = new OffLoopWrites<>(f.store.beginPut(MountpathFixture.BUCKET, "obj",
           PutOptions.nativePut(SIZE, List.of())), disk::add, ex);
     }
 

@@ -1,0 +1,383 @@
+package io.granary.it.protection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.ClusterJson;
+import io.granary.clustermap.ClusterMap;
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeState;
+import io.granary.clustermap.bucket.Bucket;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.it.support.Content;
+import io.granary.it.support.Http;
+import io.granary.it.support.Names;
+import io.granary.it.support.TestCluster;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Erasure coding across targets (docs/protection.md): seven targets, a bucket with EC 4+2 and a size limit of
+ * 256 KiB. Objects of 0 to 8 MiB (some below the limit, which get 2 replicas) are encoded by their owners; a main
+ * file deleted on disk is rebuilt by the next GET, byte-exact, and restored; a DELETE removes the slices on their
+ * holders, an overwrite replaces them; two targets killed (kill -9, offline by the primary's health checks, keeping
+ * their HRW place) leave every object readable byte-exact (rebuilt by the first slice holder that answers); a third
+ * leaves an object whose owner and both replicas are gone answering 503 NotEnoughSlices, and none answering wrong
+ * bytes; restarted, every object reads again and a holder that was down while an object was deleted drops its orphaned
+ * slices. Phases run in order.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class EcIT {
+  private static final String BUCKET = "coded";
+  private static final int D = 4;
+  private static final int P = 2;
+  private static final int LIMIT = 256 << 10;
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  /** name -> {size, seed}; content is Content.bytes(seed, size). */
+  private static final Map<String, long[]> OBJECTS = new LinkedHashMap<>();
+  private static final Map<String, String> SHA = new LinkedHashMap<>();
+  private static final List<String> killed = new ArrayList<>();
+  private static TestCluster cluster;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = TestCluster.start("ec", 7, List.of(), List.of("--health-interval", "1s", "--offline-after", "4s"));
+    Http.Reply created = cluster.createBucket(BUCKET, "{\"protection\":{\"ec.data\":" + D + ",\"ec.parity\":" + P
+        + ",\"ec.objSizeLimit\":" + LIMIT + "}}");
+    assertThat(created.status()).as(created.bodyText()).isEqualTo(201);
+    Random r = new Random(20);
+    for (int i = 0; i < 200; i++) {
+      int size;
+      if (i % 5 < 2) {
+        size = i % 10 == 0 ? 0 : r.nextInt(LIMIT); // below the limit: replicas
+      } else if (i % 5 < 4) {
+        size = LIMIT + r.nextInt(768 << 10);
+      } else {
+        size = (1 << 20) + r.nextInt(7 << 20); // up to 8 MiB
+      }
+      OBJECTS.put("obj-" + i + "/" + Names.random(r, i), new long[] {size, 1000 + i});
+    }
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (cluster != null) {
+      cluster.closeAndDeleteData();
+    }
+  }
+
+  private static byte[] content(String name) {
+    long[] o = OBJECTS.get(name);
+    return Content.bytes(o[1], (int) o[0]);
+  }
+
+  private static String url(String name) {
+    return Names.url(cluster.endpoint(), BUCKET, name);
+  }
+
+  /** A metric summed over the live targets. */
+  private static double sum(String metric) throws Exception {
+    double total = 0;
+    for (String id : cluster.targetIds()) {
+      if (killed.contains(id)) {
+        continue;
+      }
+      for (String line : Http.get(cluster.targetUrl(id) + "/metrics").bodyText().split("\n")) {
+        if (line.startsWith(metric + " ") || line.startsWith(metric + "{")) {
+          total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+      }
+    }
+    return total;
+  }
+
+  private static Http.Reply get(String name) throws Exception {
+    return Http.sendHashing(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name))).GET());
+  }
+
+  private static void assertExact(String name) throws Exception {
+    Http.Reply r = get(name);
+    assertThat(r.status()).as("GET %s: %s", name, r.body() == null ? "" : r.bodyText()).isEqualTo(200);
+    assertThat(r.length()).as(name).isEqualTo(OBJECTS.get(name)[0]);
+    assertThat(r.sha256()).as(name).isEqualTo(SHA.get(name));
+  }
+
+  /** The slice records target {@code id} holds for {@code name} (signed: targets take only cluster requests). */
+  private static JsonNode records(String id, String name) throws Exception {
+    Http.Reply r = cluster.getSigned(cluster.targetUrl(id) + "/v1/ec/records/" + BUCKET + "/"
+        + io.granary.common.http.RequestPath.encodePath(name) + "?provider=ais");
+    assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
+    return ClusterJson.mapper().readTree(r.body()).path("records");
+  }
+
+  /** The {@code skip}-th object at or above the size limit (sliced, not replicated). */
+  private static String sliced(int skip) {
+    return OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] >= LIMIT).skip(skip).findFirst().orElseThrow();
+  }
+
+  private static void delete(String name) throws Exception {
+    Http.Reply del = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name))).DELETE());
+    assertThat(del.status()).isIn(200, 204);
+    OBJECTS.remove(name);
+  }
+
+  private static List<Node> ranked(ClusterMap map, String name) {
+    return map.placement().ranked(PlacementKey.digest(Bucket.local(BUCKET), name), D + P + 1);
+  }
+
+  @Test
+  @Order(1)
+  void putObjects_areEncodedByTheirOwners() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> puts = new ArrayList<>();
+      for (String name : OBJECTS.keySet()) {
+        puts.add(pool.submit(() -> {
+          byte[] data = content(name);
+          Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name)))
+              .PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
+          assertThat(r.status()).as("PUT %s: %s", name, r.bodyText()).isEqualTo(200);
+          synchronized (SHA) {
+            SHA.put(name, Http.sha256(data));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : puts) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+    long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() ->
+        sum("granary_ec_objects_encoded_total") + sum("granary_ec_objects_replicated_total") >= OBJECTS.size()
+            && sum("granary_ec_queue_depth") == 0);
+    assertThat(sum("granary_ec_objects_replicated_total")).isEqualTo(small);
+    assertThat(sum("granary_ec_objects_encoded_total")).isEqualTo(OBJECTS.size() - small);
+    assertThat(sum("granary_ec_slices_held")).isEqualTo(small * P + (OBJECTS.size() - small) * (D + P));
+
+    // Each holder has what HRW says: slice k on the k-th target after the owner, replicas on the first P.
+    ClusterMap map = cluster.map();
+    String big = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] >= LIMIT).findFirst().orElseThrow();
+    List<Node> holders = ranked(map, big).subList(1, D + P + 1);
+    for (int k = 0; k < D + P; k++) {
+      JsonNode recs = records(holders.get(k).id(), big);
+      assertThat(recs).hasSize(1);
+      assertThat(recs.get(0).path("index").asInt()).isEqualTo(k);
+      assertThat(recs.get(0).path("objectSize").asLong()).isEqualTo(OBJECTS.get(big)[0]);
+    }
+    // Slices are not objects: the listing holds exactly what was PUT.
+    Http.Reply list = Http.get(cluster.endpoint() + "/v1/buckets/" + BUCKET + "?limit=1000");
+    assertThat(list.status()).isEqualTo(200);
+    JsonNode entries = ClusterJson.mapper().readTree(list.body()).path("entries");
+    Set<String> listed = new TreeSet<>();
+    entries.forEach(e -> listed.add(e.path("name").asText()));
+    assertThat(listed).isEqualTo(new TreeSet<>(OBJECTS.keySet()));
+  }
+
+  /** The object's main file on its owner's mountpaths (objects/.../SHA256(name)). */
+  private static List<Path> mainFiles(String owner, String name) throws Exception {
+    String hex = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+        .digest(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    List<Path> out = new ArrayList<>();
+    for (Path mp : cluster.mountpaths(owner)) {
+      Path objects = mp.resolve("objects");
+      if (Files.isDirectory(objects)) {
+        try (Stream<Path> walk = Files.walk(objects)) {
+          walk.filter(p -> p.getFileName().toString().equals(hex)).forEach(out::add);
+        }
+      }
+    }
+    return out;
+  }
+
+  @Test
+  @Order(2)
+  void mainFileDeletedOnDisk_isRebuiltByTheNextGet_andRestored() throws Exception {
+    ClusterMap map = cluster.map();
+    String big = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] > (1 << 20)).findFirst().orElseThrow();
+    String small = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] > 0 && OBJECTS.get(n)[0] < LIMIT)
+        .findFirst().orElseThrow();
+    double before = sum("granary_ec_rebuilds_total");
+    for (String name : List.of(big, small)) {
+      String owner = ranked(map, name).get(0).id();
+      List<Path> files = mainFiles(owner, name);
+      assertThat(files).as(name).hasSize(1);
+      Files.delete(files.get(0));
+      assertExact(name);
+      assertThat(mainFiles(owner, name)).as("main copy of %s restored", name).hasSize(1);
+      assertThat(Files.size(mainFiles(owner, name).get(0))).isEqualTo(OBJECTS.get(name)[0]);
+      assertExact(name);
+    }
+    assertThat(sum("granary_ec_rebuilds_total")).isEqualTo(before + 2);
+  }
+
+  @Test
+  @Order(3)
+  void delete_removesTheSlicesOnTheirHolders() throws Exception {
+    ClusterMap map = cluster.map();
+    String name = sliced(3);
+    List<Node> holders = ranked(map, name).subList(1, D + P + 1);
+    for (Node h : holders) {
+      assertThat(records(h.id(), name)).as("slice on %s", h.id()).hasSize(1);
+    }
+    delete(name);
+    await().atMost(WAIT).untilAsserted(() -> {
+      for (Node h : holders) {
+        assertThat(records(h.id(), name)).as("slices left on %s", h.id()).isEmpty();
+      }
+    });
+    assertThat(get(name).status()).isEqualTo(404);
+  }
+
+  @Test
+  @Order(4)
+  void overwrite_replacesTheSlicesOfTheOlderVersion() throws Exception {
+    ClusterMap map = cluster.map();
+    String name = sliced(5);
+    List<Node> holders = ranked(map, name).subList(1, D + P + 1);
+    String before = records(holders.get(0).id(), name).get(0).path("version").asText();
+    double encoded = sum("granary_ec_objects_encoded_total");
+    OBJECTS.put(name, new long[] {(2 << 20) + 12345, 77});
+    byte[] data = content(name);
+    Http.Reply put = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name)))
+        .PUT(HttpRequest.BodyPublishers.ofByteArray(data)));
+    assertThat(put.status()).isEqualTo(200);
+    SHA.put(name, Http.sha256(data));
+    await().atMost(WAIT).until(() -> sum("granary_ec_objects_encoded_total") > encoded);
+    for (int k = 0; k < D + P; k++) {
+      JsonNode recs = records(holders.get(k).id(), name);
+      assertThat(recs).as("only the new version on %s", holders.get(k).id()).hasSize(1);
+      assertThat(recs.get(0).path("version").asText()).isNotEqualTo(before);
+      assertThat(recs.get(0).path("objectSize").asLong()).isEqualTo(data.length);
+    }
+    assertExact(name);
+  }
+
+  private static void kill(String id) throws Exception {
+    cluster.local().kill(id);
+    killed.add(id);
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(250)).until(() ->
+        cluster.map().targets().get(id).state() == NodeState.OFFLINE);
+  }
+
+  @Test
+  @Order(5)
+  void twoTargetsKilled_everyObjectReadsByteExact() throws Exception {
+    kill("t2");
+    kill("t5");
+    for (String name : OBJECTS.keySet()) {
+      assertExact(name);
+    }
+    assertThat(sum("granary_ec_rebuilds_total")).isPositive();
+    // The S3 API reads through the same path: an offline owner's sliced object, rebuilt by a holder
+    ClusterMap map = cluster.map();
+    String name = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] > (1 << 20))
+        .filter(n -> killed.contains(ranked(map, n).get(0).id())).findFirst().orElseThrow();
+    try (S3Client s3 = S3Client.builder().endpointOverride(URI.create(cluster.endpoint())).region(Region.US_EAST_1)
+        .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+            cluster.credentials().accessKey(), cluster.credentials().secretKey()))).build()) {
+      byte[] got = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(name)).asByteArray();
+      assertThat(Http.sha256(got)).as("S3 GET of %s", name).isEqualTo(SHA.get(name));
+    }
+  }
+
+  @Test
+  @Order(6)
+  void thirdTargetKilled_unrebuildableObjectsAre503_neverWrongBytes() throws Exception {
+    ClusterMap map = cluster.map();
+    // A small object whose owner and one replica holder are dead: killing its other replica holder loses it.
+    String lost = null;
+    String third = null;
+    for (String name : OBJECTS.keySet()) {
+      long size = OBJECTS.get(name)[0];
+      List<Node> r = ranked(map, name);
+      if (size < LIMIT && killed.contains(r.get(0).id())) {
+        boolean firstDead = killed.contains(r.get(1).id());
+        boolean secondDead = killed.contains(r.get(2).id());
+        if (firstDead != secondDead) {
+          lost = name;
+          third = firstDead ? r.get(2).id() : r.get(1).id();
+          break;
+        }
+      }
+    }
+    assertThat(lost).as("a small object of a dead owner with one replica on a dead target").isNotNull();
+    kill(third);
+    Http.Reply r = get(lost);
+    assertThat(r.status()).isEqualTo(503);
+    int unavailable = 0;
+    for (String name : OBJECTS.keySet()) {
+      Http.Reply g = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name))).GET());
+      if (g.status() == 503) {
+        unavailable++;
+        String code = ClusterJson.mapper().readTree(g.body()).path("code").asText();
+        assertThat(code).as(name).isIn("NotEnoughSlices", "TargetOffline");
+        continue;
+      }
+      assertThat(g.status()).as("GET %s: %s", name, g.bodyText()).isEqualTo(200);
+      assertThat(Http.sha256(g.body())).as(name).isEqualTo(SHA.get(name));
+    }
+    Http.Reply again = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(lost))).GET());
+    assertThat(ClusterJson.mapper().readTree(again.body()).path("code").asText()).isEqualTo("NotEnoughSlices");
+    assertThat(unavailable).isPositive();
+  }
+
+  @Test
+  @Order(7)
+  void restarted_everyObjectReadsAgain_andNoOrphanSliceIsLeft() throws Exception {
+    ClusterMap map = cluster.map();
+    // Deleted while one of its holders is down: that holder keeps an orphan until it is back and sweeps.
+    String name = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] >= LIMIT)
+        .filter(n -> !killed.contains(ranked(map, n).get(0).id()))
+        .filter(n -> ranked(map, n).subList(1, D + P + 1).stream().anyMatch(h -> killed.contains(h.id())))
+        .findFirst().orElseThrow();
+    delete(name);
+    List<String> back = List.copyOf(killed);
+    for (String id : back) {
+      cluster.local().restart(id);
+    }
+    for (String id : back) {
+      await().atMost(WAIT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().until(() ->
+          cluster.map().targets().get(id).state() == NodeState.ACTIVE);
+      killed.remove(id);
+    }
+    await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+      for (Node h : ranked(map, name)) {
+        assertThat(records(h.id(), name)).as("slices of the deleted object left on %s", h.id()).isEmpty();
+      }
+    });
+    long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(sum("granary_ec_slices_held"))
+        .isEqualTo(small * P + (OBJECTS.size() - small) * (D + P)));
+    for (String o : OBJECTS.keySet()) {
+      assertExact(o);
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package io.granary.target.ec;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Counters of erasure coding on one target, exported as {@code granary_ec_*} (docs/metrics.md). */
+public final class EcStats {
+  final AtomicLong encoded = new AtomicLong();        // object versions sent to all their holders (slices)
+  final AtomicLong replicated = new AtomicLong();     // object versions sent as P replicas (below the size limit)
+  final AtomicLong encodeBytes = new AtomicLong();    // object bytes read by encodes
+  final AtomicLong slicesSent = new AtomicLong();     // slices and replicas accepted by their holders
+  final AtomicLong encodeFailures = new AtomicLong(); // encodes that did not reach every holder (left unmarked)
+  final AtomicLong tooFewTargets = new AtomicLong();  // encodes skipped: fewer than D+P+1 targets in placement
+  final AtomicLong rebuilds = new AtomicLong();       // objects rebuilt from slices or a replica
+  final AtomicLong rebuildFailures = new AtomicLong(); // rebuilds that could not be made (fewer than D slices, ...)
+  final AtomicLong overflows = new AtomicLong();      // objects not queued (queue full): left to a walk
+
+  public long encoded() {
+    return encoded.get();
+  }
+
+  public long replicated() {
+    return replicated.get();
+  }
+
+  public long encodeBytes() {
+    return encodeBytes.get();
+  }
+
+  public long slicesSent() {
+    return slicesSent.get();
+  }
+
+  public long encodeFailures() {
+    return encodeFailures.get();
+  }
+
+  public long tooFewTargets() {
+    return tooFewTargets.get();
+  }
+
+  public long rebuilds() {
+    return rebuilds.get();
+  }
+
+  public long rebuildFailures() {
+    return rebuildFailures.get();
+  }
+
+  public long overflows() {
+    return overflows.get();
+  }
+}

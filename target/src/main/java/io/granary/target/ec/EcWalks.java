@@ -1,0 +1,172 @@
+package io.granary.target.ec;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.mirror.MirrorQueue;
+import io.granary.target.storage.BucketRecords;
+import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.StoredName;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The background work of erasure coding on one target, one thread ({@code ec-walk-NODE}), one task at a time:
+ *
+ * <ul>
+ *   <li>walks of a bucket's records that queue every object this target owns whose current version has no
+ *       "encoded" mark: asked for at start, after a full queue, when a target becomes active again, and
+ *       {@link #RETRY_MILLIS} after an encode failed;</li>
+ *   <li>sweeps of the slices held here for orphans ({@link OrphanSweep}): at start and when a target becomes
+ *       active again.</li>
+ * </ul>
+ */
+final class EcWalks implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(EcWalks.class);
+  /** How long after an encode failed every EC bucket is walked again (a holder may be back). */
+  static final long RETRY_MILLIS = 30_000;
+
+  private final String nodeId;
+  private final ObjectStore store;
+  private final ClusterMetadataHolder cluster;
+  private final Function<BucketProps, BucketProps> current;
+  private final MirrorQueue queue;
+  private final Unencoded unencoded;
+  private final OrphanSweep sweep;
+  private final LinkedHashMap<String, BucketProps> asked = new LinkedHashMap<>(); // guarded
+  private final Thread thread;
+  private boolean sweepAsked; // guarded by asked
+  private boolean closed; // guarded by asked
+  private volatile boolean failedSinceWalk;
+
+  EcWalks(String nodeId, ObjectStore store, ClusterMetadataHolder cluster, Function<BucketProps, BucketProps> current,
+      MirrorQueue queue, Unencoded unencoded, OrphanSweep sweep) {
+    this.nodeId = nodeId;
+    this.store = store;
+    this.cluster = cluster;
+    this.current = current;
+    this.queue = queue;
+    this.unencoded = unencoded;
+    this.sweep = sweep;
+    this.thread = new Thread(this::run, "ec-walk-" + nodeId);
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  /** Whether an object's record found by a walk is one this target owns and has not encoded (that version). */
+  @FunctionalInterface
+  interface Unencoded {
+    boolean test(BucketProps b, String name, ObjectMeta meta);
+  }
+
+  /** Asks for a walk of {@code b}; one asked already and not started covers it. Never blocks. */
+  void request(BucketProps b) {
+    synchronized (asked) {
+      asked.putIfAbsent(b.bucket().key() + "/" + b.id(), b);
+      asked.notifyAll();
+    }
+  }
+
+  /** Asks for a walk of every erasure-coded bucket. */
+  void requestAll() {
+    cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
+        .filter(b -> b.protection().ecData() > 0).forEach(this::request));
+  }
+
+  /** Asks for a sweep of the slices held here. */
+  void requestSweep() {
+    synchronized (asked) {
+      sweepAsked = true;
+      asked.notifyAll();
+    }
+  }
+
+  /** An encode failed: every EC bucket is walked again after {@link #RETRY_MILLIS}. */
+  void encodeFailed() {
+    failedSinceWalk = true;
+  }
+
+  private void run() {
+    while (true) {
+      BucketProps next;
+      synchronized (asked) {
+        if (!closed && asked.isEmpty() && !sweepAsked) {
+          try {
+            asked.wait(RETRY_MILLIS);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        if (closed) {
+          return;
+        }
+        if (asked.isEmpty() && !sweepAsked) {
+          if (failedSinceWalk) {
+            failedSinceWalk = false;
+            requestAll(); // takes the lock again: reentrant
+          }
+          continue;
+        }
+        if (asked.isEmpty()) {
+          sweepAsked = false;
+          next = null;
+        } else {
+          var it = asked.entrySet().iterator();
+          next = it.next().getValue();
+          it.remove();
+        }
+      }
+      try {
+        if (next == null) {
+          sweep.run();
+        } else {
+          walk(next);
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (IOException | RuntimeException e) {
+        log.warn("node={} {} failed: {}", nodeId, next == null ? "slice sweep" : "ec walk of " + next.bucket(),
+            e.toString());
+      }
+    }
+  }
+
+  private void walk(BucketProps asked) throws IOException, InterruptedException {
+    BucketProps b = current.apply(asked);
+    if (b == null || b.protection().ecData() == 0) {
+      return;
+    }
+    long[] examined = {0};
+    long[] queued = {0};
+    boolean done = BucketRecords.walk(store.mountpathSet().served(), b, (mp, name, meta) -> {
+      examined[0]++;
+      if (!meta.isMirrorCopyOn(mp.id()) && unencoded.test(b, name, meta)) {
+        if (!queue.put(new StoredName(b, name))) {
+          return false; // closed
+        }
+        queued[0]++;
+      }
+      return true;
+    }, () -> { });
+    if (done) {
+      log.info("node={} bucket={} ec walk done: examined={} queued={}", nodeId, b.bucket(), examined[0], queued[0]);
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (asked) {
+      closed = true;
+      asked.notifyAll();
+    }
+    thread.interrupt();
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

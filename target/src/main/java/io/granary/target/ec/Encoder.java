@@ -1,0 +1,208 @@
+package io.granary.target.ec;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.NodeState;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.clustermap.bucket.Protection;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.ec.ReedSolomon;
+import io.granary.ec.StripeEncoder;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.storage.ObjectLocation;
+import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.StoredObject;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Encodes one object on its owner: P replicas below {@code ec.objSizeLimit}, else D+P slices streamed through
+ * {@link StripeEncoder} into work files next to the object (memory: (D+P) × cell size of direct buffers, whatever
+ * the object's size), each sent zero-copy to its holder: the next D+P targets after the owner in HRW order. Then
+ * the version is marked encoded here and older versions' slices are removed from the holders.
+ *
+ * <p>A worker thread runs it (it blocks on disk and network). An overwrite or delete meanwhile wins: the version
+ * sent is marked only while it is still the object's current one (the overwrite's own commit queues the new one).
+ */
+final class Encoder {
+  private static final Logger log = LoggerFactory.getLogger(Encoder.class);
+
+  /** What one call did. */
+  enum Outcome { ENCODED, REPLICATED, DONE_ALREADY, SKIPPED, TOO_FEW_TARGETS, HOLDER_OFFLINE }
+
+  private final String nodeId;
+  private final ObjectStore store;
+  private final ClusterMetadataHolder cluster;
+  private final Function<BucketProps, BucketProps> current;
+  private final SliceStore slices;
+  private final EcPeers peers;
+  private final EcStats stats;
+  private final int cellSize;
+
+  Encoder(String nodeId, ObjectStore store, ClusterMetadataHolder cluster, Function<BucketProps, BucketProps> current,
+      SliceStore slices, EcPeers peers, EcStats stats, int cellSize) {
+    this.nodeId = nodeId;
+    this.store = store;
+    this.cluster = cluster;
+    this.current = current;
+    this.slices = slices;
+    this.peers = peers;
+    this.stats = stats;
+    this.cellSize = cellSize;
+  }
+
+  /** Encodes the object's current version unless done already, not owned here or no longer erasure coded. */
+  Outcome encode(BucketProps asked, String name) throws IOException, InterruptedException {
+    BucketProps b = current.apply(asked);
+    ClusterMetadataHolder.Snapshot s = cluster.snapshot().orElse(null);
+    if (b == null || s == null || b.protection().ecData() == 0) {
+      return Outcome.SKIPPED;
+    }
+    Protection p = b.protection();
+    int d = p.ecData();
+    int par = p.ecParity();
+    long digest = PlacementKey.digest(b.bucket(), name);
+    List<Node> ranked = s.placement().ranked(digest, d + par + 1);
+    if (ranked.isEmpty() || !ranked.get(0).id().equals(nodeId)) {
+      return Outcome.SKIPPED; // another target owns it: it encodes
+    }
+    if (ranked.size() < d + par + 1) {
+      stats.tooFewTargets.incrementAndGet();
+      log.warn("node={} bucket={} object={}: ec {}+{} needs {} targets, the map has {}: left unencoded", nodeId,
+          b.bucket(), name, d, par, d + par + 1, ranked.size());
+      return Outcome.TOO_FEW_TARGETS;
+    }
+    List<Node> holders = ranked.subList(1, ranked.size());
+    for (Node h : holders) {
+      if (h.state() != NodeState.ACTIVE) {
+        // Its slice could not be sent: left unencoded until the target is back (which walks the bucket again)
+        log.info("node={} bucket={} object={}: holder {} is {}: left unencoded until it is back", nodeId,
+            b.bucket(), name, h.id(), h.state().wireName());
+        return Outcome.HOLDER_OFFLINE;
+      }
+    }
+    StoredObject obj = store.open(b, name);
+    if (obj == null) {
+      return Outcome.SKIPPED;
+    }
+    try (FileChannel ch = obj.channel()) {
+      ObjectMeta meta = obj.meta();
+      String version = SliceRecord.versionOf(meta);
+      if (slices.isEncoded(b, name, version)) {
+        return Outcome.DONE_ALREADY;
+      }
+      String record = SliceRecord.encodeMeta(meta);
+      long mapVersion = s.map().version();
+      Outcome done;
+      if (meta.size() < p.ecObjSizeLimit()) {
+        replicate(b, name, ch, meta, version, record, holders.subList(0, par), d, par, mapVersion);
+        done = Outcome.REPLICATED;
+      } else {
+        slice(b, name, ch, meta, version, record, holders, d, par, mapVersion);
+        done = Outcome.ENCODED;
+      }
+      stats.encodeBytes.addAndGet(meta.size());
+      ObjectMeta now = store.stat(b, name);
+      if (now == null || !SliceRecord.versionOf(now).equals(version)) {
+        return Outcome.SKIPPED; // overwritten or deleted meanwhile: the newer version wins
+      }
+      slices.markEncoded(b, name, version, mapVersion);
+      for (Node h : holders) { // older versions' slices: best effort (a replica may replace slices, and back)
+        peers.removeOthers(h, b, name, version).exceptionally(e -> null);
+      }
+      (done == Outcome.ENCODED ? stats.encoded : stats.replicated).incrementAndGet();
+      return done;
+    }
+  }
+
+  private void replicate(BucketProps b, String name, FileChannel ch, ObjectMeta meta, String version,
+      String record, List<Node> to, int d, int par, long mapVersion) throws IOException, InterruptedException {
+    HashedChannel sum = HashedChannel.writing(DISCARD, ChecksumType.XXHASH64);
+    java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64 << 10); // small objects only (below the size limit)
+    long pos = 0;
+    while (pos < meta.size()) {
+      buf.clear();
+      int n = ch.read(buf, pos);
+      if (n < 0) {
+        throw new IOException("object file ended at " + pos + " of " + meta.size() + " bytes");
+      }
+      buf.flip();
+      sum.write(buf);
+      pos += n;
+    }
+    SliceRecord r = new SliceRecord(b.bucket().provider().wireName(), b.bucket().name(), b.id(), name,
+        SliceRecord.REPLICA, d, par, cellSize, meta.size(), version, meta.mtime(), record, meta.size(), sum.hex(),
+        mapVersion);
+    for (Node n : to) {
+      peers.send(n, b, name, r, ch, mapVersion);
+      stats.slicesSent.incrementAndGet();
+    }
+  }
+
+  private void slice(BucketProps b, String name, FileChannel ch, ObjectMeta meta, String version, String record,
+      List<Node> holders, int d, int par, long mapVersion) throws IOException, InterruptedException {
+    ObjectLocation loc = store.locate(b, name);
+    int total = d + par;
+    List<Path> work = new ArrayList<>(total);
+    List<FileChannel> out = new ArrayList<>(total);
+    try {
+      HashedChannel[] shards = new HashedChannel[total];
+      for (int k = 0; k < total; k++) {
+        Path f = Path.of(store.newWorkFile(loc) + ".ec" + k);
+        work.add(f);
+        FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+            StandardOpenOption.READ);
+        out.add(c);
+        shards[k] = HashedChannel.writing(c, ChecksumType.XXHASH64);
+      }
+      ch.position(0);
+      long size = new StripeEncoder(ReedSolomon.of(d, par), cellSize).encode(ch, shards);
+      if (size != meta.size()) {
+        throw new IOException("object file has " + size + " bytes, its record says " + meta.size());
+      }
+      for (int k = 0; k < total; k++) {
+        SliceRecord r = new SliceRecord(b.bucket().provider().wireName(), b.bucket().name(), b.id(), name, k, d,
+            par, cellSize, meta.size(), version, meta.mtime(), record, shards[k].bytes(), shards[k].hex(),
+            mapVersion);
+        peers.send(holders.get(k), b, name, r, out.get(k), mapVersion);
+        stats.slicesSent.incrementAndGet();
+      }
+    } finally {
+      for (FileChannel c : out) {
+        c.close();
+      }
+      for (Path f : work) {
+        Files.deleteIfExists(f);
+      }
+    }
+  }
+
+  /** Where a replica's checksum pass writes: nowhere. */
+  private static final WritableByteChannel DISCARD = new WritableByteChannel() {
+    @Override
+    public int write(java.nio.ByteBuffer src) {
+      int n = src.remaining();
+      src.position(src.limit());
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {
+    }
+  };
+}

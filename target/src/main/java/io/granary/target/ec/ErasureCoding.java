@@ -1,0 +1,254 @@
+package io.granary.target.ec;
+
+import io.granary.clustermap.Node;
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.control.ControlClient;
+import io.granary.common.exec.BoundedExecutor;
+import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.target.meta.ObjectMeta;
+import io.granary.target.mirror.MirrorQueue;
+import io.granary.target.rebalance.PeerFiles;
+import io.granary.target.storage.ObjectLocation;
+import io.granary.target.storage.ObjectStore;
+import io.granary.target.storage.StoredName;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Erasure coding across targets, assembled (docs/protection.md): every commit of an object of a bucket with
+ * {@code ec.data} &gt; 0 (PUT, S3, multipart, cold GET, rebalance, a rebuild) is queued for its owner to encode;
+ * walks ({@link EcWalks}) queue what a crash, a full queue or a failed encode left unencoded (the absence of the
+ * owner's "encoded" mark for the current version is the marker) and sweep orphaned slices; reads that find no usable
+ * main copy rebuild it ({@link EcObjectHandlers}); deletes remove the slices.
+ *
+ * <p>Threads: {@link #DEFAULT_WORKERS} encode threads {@code ec-NODE-i}, one walk thread {@code ec-walk-NODE}, and
+ * {@link #REBUILD_THREADS} threads {@code ec-rebuild-NODE}; commits only offer to the queue, which never blocks.
+ */
+public final class ErasureCoding implements ObjectStore.CommitListener, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ErasureCoding.class);
+  /** Encode workers: each holds (D+P) cells and keeps a network link busy; two keep up with a disk. */
+  public static final int DEFAULT_WORKERS = 2;
+  /** Objects waiting at most (a name and a bucket each); beyond, their buckets are walked. */
+  public static final int DEFAULT_CAPACITY = 8192;
+  /** Bytes per cell: memory per encode is (D+P) × this (4+2: 1.5 MiB), per rebuild (D + rebuilt) × this. */
+  public static final int DEFAULT_CELL_SIZE = 256 << 10;
+  /** Rebuilds at once (reads wait for them); more wait in line, up to {@code 64}, then 503 Busy. */
+  static final int REBUILD_THREADS = 4;
+
+  private final String nodeId;
+  private final ClusterMetadataHolder cluster;
+  private final Function<BucketProps, BucketProps> current;
+  private final EcStats stats = new EcStats();
+  private final SliceStore slices;
+  private final EcPeers peers;
+  private final Encoder encoder;
+  private final Rebuilder rebuilder;
+  private final EcWalks walks;
+  private final MirrorQueue queue;
+  private final BoundedExecutor rebuilds;
+  private final Map<String, CompletableFuture<Rebuilder.Result>> inFlight = new ConcurrentHashMap<>();
+
+  public ErasureCoding(String nodeId, ObjectStore store, ClusterMetadataHolder cluster,
+      Function<BucketProps, BucketProps> current, PeerFiles files, ControlClient control, int cellSize) {
+    this.nodeId = nodeId;
+    this.cluster = cluster;
+    this.current = current;
+    this.slices = new SliceStore(nodeId, store);
+    this.peers = new EcPeers(files, control);
+    this.encoder = new Encoder(nodeId, store, cluster, current, slices, peers, stats, cellSize);
+    this.rebuilder = new Rebuilder(nodeId, store, cluster, slices, peers, stats);
+    this.queue = new MirrorQueue(nodeId, "ec-" + nodeId, DEFAULT_WORKERS, DEFAULT_CAPACITY, this::encodeQuietly,
+        n -> {
+          stats.overflows.incrementAndGet();
+          walks().request(n.bucket());
+        });
+    this.rebuilds = new BoundedExecutor("ec-rebuild-" + nodeId, REBUILD_THREADS, 64);
+    this.walks = new EcWalks(nodeId, store, cluster, current, queue, (b, name, meta) -> ownsHere(b, name)
+        && !slices.isEncoded(b, name, SliceRecord.versionOf(meta)), new OrphanSweep(nodeId, store, cluster, slices,
+        peers));
+    store.addCommitListener(this);
+  }
+
+  public EcStats stats() {
+    return stats;
+  }
+
+  public SliceStore slices() {
+    return slices;
+  }
+
+  /** Objects waiting to be encoded, or being encoded now. */
+  public int queueDepth() {
+    return queue.depth();
+  }
+
+  /** What {@code GET /v1/ec} answers. */
+  public record Report(String target, int queueDepth, long slicesHeld, long encoded, long replicated,
+      long encodeFailures, long rebuilds, long rebuildFailures) {
+  }
+
+  public Report report() {
+    return new Report(nodeId, queue.depth(), slices.held(), stats.encoded(), stats.replicated(),
+        stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures());
+  }
+
+  @Override
+  public void committed(ObjectLocation loc, ObjectMeta meta) {
+    BucketProps now = current.apply(loc.bucket());
+    if (now != null && now.protection().ecData() > 0 && ownsHere(now, loc.name())) {
+      queue.offer(new StoredName(loc.bucket(), loc.name()));
+    }
+  }
+
+  private boolean ownsHere(BucketProps b, String name) {
+    return cluster.snapshot().flatMap(s -> s.placement().owner(PlacementKey.digest(b.bucket(), name)))
+        .map(n -> n.id().equals(nodeId)).orElse(false);
+  }
+
+  /**
+   * The bucket metadata changed: at the first one a target sees (its start) every erasure-coded bucket is walked
+   * for what a stop or crash left unencoded; buckets gone lose the slices held for them.
+   */
+  public void bucketsChanged(Map<String, BucketProps> old, Collection<BucketProps> now) {
+    if (old == null) {
+      slices.count();
+      now.stream().filter(b -> b.protection().ecData() > 0).forEach(walks::request);
+      walks.requestSweep();
+      return;
+    }
+    for (BucketProps b : old.values()) {
+      boolean kept = now.stream().anyMatch(n -> n.bucket().equals(b.bucket()) && n.id().equals(b.id()));
+      if (!kept) {
+        try {
+          slices.destroyBucket(b);
+        } catch (IOException e) {
+          log.warn("node={} bucket={} removing its slices failed: {}", nodeId, b.bucket(), e.toString());
+        }
+      }
+    }
+  }
+
+  /**
+   * The cluster map changed: when more targets are active than before (one came back, one joined), what was left
+   * unencoded for want of a holder is encoded now.
+   */
+  public void mapChanged(io.granary.clustermap.ClusterMap old, io.granary.clustermap.ClusterMap now) {
+    if (old != null && active(now) > active(old)) {
+      walks.requestAll();
+      walks.requestSweep(); // deletes made while a holder was away left its slices
+    }
+  }
+
+  /** The walks, once made: the queue's overflow may be told of an object before (nothing offers before). */
+  private EcWalks walks() {
+    return walks;
+  }
+
+  private static long active(io.granary.clustermap.ClusterMap m) {
+    return m.targets().values().stream().filter(n -> n.state() == io.granary.clustermap.NodeState.ACTIVE).count();
+  }
+
+  private void encodeQuietly(StoredName n) {
+    try {
+      if (encoder.encode(n.bucket(), n.name()) == Encoder.Outcome.HOLDER_OFFLINE) {
+        stats.encodeFailures.incrementAndGet();
+      }
+    } catch (IOException | RuntimeException e) {
+      stats.encodeFailures.incrementAndGet();
+      walks.encodeFailed();
+      log.warn("node={} bucket={} object={}: erasure coding failed, left unencoded for a later walk: {}", nodeId,
+          n.bucket().bucket(), n.name(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ---- rebuilds: one at a time per object, on the rebuild threads
+
+  /** On the owner: rebuilds the object's main copy (committed), or says why not. */
+  CompletableFuture<Rebuilder.Result> restore(BucketProps b, String name) {
+    return once("restore", b, name, () -> rebuilder.restore(b, name));
+  }
+
+  /** Elsewhere, its owner offline: the object rebuilt for one read (the caller closes it). */
+  CompletableFuture<Rebuilder.Result> degraded(BucketProps b, String name) {
+    return rebuilds.submit(() -> rebuilder.degraded(b, name));
+  }
+
+  private CompletableFuture<Rebuilder.Result> once(String kind, BucketProps b, String name,
+      java.util.concurrent.Callable<Rebuilder.Result> task) {
+    String key = kind + "/" + b.bucket().key() + "/" + b.id() + "/" + name;
+    CompletableFuture<Rebuilder.Result> mine = new CompletableFuture<>();
+    CompletableFuture<Rebuilder.Result> running = inFlight.putIfAbsent(key, mine);
+    if (running != null) {
+      return running;
+    }
+    rebuilds.submit(task).whenComplete((r, err) -> {
+      inFlight.remove(key, mine);
+      if (err != null) {
+        mine.completeExceptionally(err);
+      } else {
+        mine.complete(r);
+      }
+    });
+    return mine;
+  }
+
+  void rebuildFailed() {
+    stats.rebuildFailures.incrementAndGet();
+  }
+
+  /**
+   * The object is being deleted: its owner's marks and every holder's slices go (best effort: a holder that cannot
+   * be reached keeps an orphan, see docs/protection.md).
+   */
+  void deleting(BucketProps b, String name) {
+    long now = System.currentTimeMillis(); // what is newer was written after this delete, by this owner's clock
+    Runnable work = () -> {
+      try {
+        slices.clearMarks(b, name, now);
+        slices.markDeleted(b, name, now); // for holders this delete cannot reach now (OrphanSweep)
+        slices.remove(b, name, r -> r.mtime() <= now);
+      } catch (IOException e) {
+        log.warn("node={} bucket={} object={}: removing local slices failed: {}", nodeId, b.bucket(), name,
+            e.toString());
+      }
+      ClusterMetadataHolder.Snapshot s = cluster.snapshot().orElse(null);
+      if (s == null) {
+        return;
+      }
+      int n = b.protection().ecData() + b.protection().ecParity() + 3;
+      for (Node h : s.placement().ranked(PlacementKey.digest(b.bucket(), name), n)) {
+        if (!h.id().equals(nodeId)) {
+          peers.removeUpTo(h, b, name, now).exceptionally(e -> {
+            log.info("node={} bucket={} object={}: slices on {} not removed (orphaned): {}", nodeId, b.bucket(),
+                name, h.id(), ControlClient.cause(e).toString());
+            return null;
+          });
+        }
+      }
+    };
+    rebuilds.submit(() -> {
+      work.run();
+      return null;
+    }).exceptionally(e -> { // busy: never on the caller's thread (an event loop)
+      log.warn("node={} bucket={} object={}: slices not removed now ({}), left to the sweep", nodeId, b.bucket(),
+          name, e.toString());
+      return null;
+    });
+  }
+
+  @Override
+  public void close() {
+    walks.close();
+    queue.close();
+    rebuilds.close();
+  }
+}

@@ -1,0 +1,377 @@
+package io.granary.target.ec;
+
+import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.ChecksumType;
+import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.error.BadRequestException;
+import io.granary.common.error.ConflictException;
+import io.granary.target.checksum.ContentHasher;
+import io.granary.target.storage.BodySink;
+import io.granary.target.storage.FileOps;
+import io.granary.target.storage.Mountpath;
+import io.granary.target.storage.ObjectStore;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The slices and replicas this target holds for objects other targets own, and the owner's "encoded" marks: files
+ * under {@code MOUNTPATH/ec/PROVIDER/BUCKET/BUCKET_ID/HH/HASH/} (HASH the SHA-256 of the object name), apart from
+ * objects and their metadata store, so that listings, rebalance, resilver and plain GETs never see them.
+ *
+ * <ul>
+ *   <li>{@code VERSION.INDEX.slice}: the slice's bytes ({@code INDEX} = {@code r} for a replica);</li>
+ *   <li>{@code VERSION.INDEX.json}: its {@link SliceRecord}, written last: a slice without its record does not
+ *       exist (a crash between the two leaves a file the next receipt of that slice replaces);</li>
+ *   <li>{@code VERSION.encoded}: on the owner, that this version was sent to its holders (the map version);</li>
+ *   <li>{@code MS.deleted}: on the owner, that the object was deleted at MS (epoch ms): what lets a holder that was
+ *       away drop the slices the delete could not reach ({@link OrphanSweep}), and nothing else.</li>
+ * </ul>
+ *
+ * <p>A receipt verifies size and checksum before anything is renamed; both files are fsynced, then the directory.
+ * The newest version wins: an older version is refused (409) once a newer one is held; older versions held stay
+ * until the owner has sent every slice of the new one and asks for their removal. Disk threads only.
+ */
+public final class SliceStore {
+  private static final Logger log = LoggerFactory.getLogger(SliceStore.class);
+  static final String DIR = "ec";
+  private static final String SLICE = ".slice";
+  private static final String RECORD = ".json";
+  private static final String ENCODED = ".encoded";
+  private static final String DELETED = ".deleted";
+
+  private final String nodeId;
+  private final ObjectStore store;
+  private final AtomicLong held = new AtomicLong(); // slice records on this target
+  private final Object[] locks = new Object[64];   // per object directory, striped
+
+  public SliceStore(String nodeId, ObjectStore store) {
+    this.nodeId = nodeId;
+    this.store = store;
+    for (int i = 0; i < locks.length; i++) {
+      locks[i] = new Object();
+    }
+  }
+
+  /** A slice held here: its record and its file. */
+  public record Held(SliceRecord record, Path file) {
+  }
+
+  /** Slices and replicas held here now. */
+  public long held() {
+    return held.get();
+  }
+
+  /** Counts the slice records on disk (at start: the counter is kept from there). */
+  public void count() {
+    long n = 0;
+    for (Mountpath mp : store.mountpathSet().readable()) {
+      Path root = mp.root().resolve(DIR);
+      if (!Files.isDirectory(root)) {
+        continue;
+      }
+      try (Stream<Path> walk = Files.walk(root)) {
+        n += walk.filter(p -> p.getFileName().toString().endsWith(RECORD)).count();
+      } catch (IOException | java.io.UncheckedIOException e) {
+        log.warn("node={} mountpath={} counting slices failed: {}", nodeId, mp, e.toString());
+      }
+    }
+    held.set(n);
+  }
+
+  private static Path bucketDir(Mountpath mp, BucketProps b) {
+    return mp.root().resolve(DIR).resolve(b.bucket().provider().wireName()).resolve(b.bucket().name())
+        .resolve(b.id());
+  }
+
+  static Path objectDir(Mountpath mp, BucketProps b, String name) {
+    String hex;
+    try {
+      hex = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+          .digest(name.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    return bucketDir(mp, b).resolve(hex.substring(0, 2)).resolve(hex);
+  }
+
+  private Object lock(BucketProps b, String name) {
+    return locks[Math.floorMod((b.id() + "/" + name).hashCode(), locks.length)];
+  }
+
+  /** Where new files of the object go: its HRW mountpath here, as for an object. */
+  private Mountpath home(BucketProps b, String name) {
+    return store.mountpathSet().pick(PlacementKey.digest(b.bucket(), name));
+  }
+
+  /** Starts receiving a slice: a work file on the object's mountpath here. */
+  public SliceWrite begin(BucketProps b, String name, SliceRecord r) throws IOException {
+    if (!r.bucketId().equals(b.id()) || !r.object().equals(name)
+        || !r.bucket().equals(b.bucket().name())) {
+      throw BadRequestException.invalidArgument("the slice record names " + r.bucket() + "/" + r.object() + " of "
+          + r.bucketId() + ", not " + b.bucket() + "/" + name + " of " + b.id());
+    }
+    Mountpath mp = home(b, name);
+    Path work = mp.workDir().resolve("ec-" + Long.toHexString(System.nanoTime()) + "-"
+        + Integer.toHexString(System.identityHashCode(r)));
+    FileChannel ch = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    return new SliceWrite(b, name, r, mp, work, ch);
+  }
+
+  /** A slice arriving: written to its work file, checked and committed by {@link #commit}. */
+  public final class SliceWrite implements BodySink {
+    private final BucketProps bucket;
+    private final String name;
+    private final SliceRecord record;
+    private final Mountpath mountpath;
+    private final Path work;
+    private final FileChannel channel;
+    private final ContentHasher hasher = ContentHasher.of(ChecksumType.XXHASH64);
+    private long written;
+
+    private SliceWrite(BucketProps bucket, String name, SliceRecord record, Mountpath mountpath, Path work,
+        FileChannel channel) {
+      this.bucket = bucket;
+      this.name = name;
+      this.record = record;
+      this.mountpath = mountpath;
+      this.work = work;
+      this.channel = channel;
+    }
+
+    @Override
+    public void write(ByteBuf buf) throws IOException {
+      for (ByteBuffer b : buf.nioBuffers()) {
+        hasher.update(b);
+        written += b.remaining();
+        while (b.hasRemaining()) {
+          channel.write(b);
+        }
+      }
+    }
+
+    /** Verifies the bytes against the record, then commits slice and record durably; 400 on a mismatch. */
+    public void commit() throws IOException {
+      try {
+        if (written != record.sliceSize()) {
+          throw BadRequestException.invalidArgument("slice " + record.stem() + " of " + name + " has " + written
+              + " bytes, its record says " + record.sliceSize());
+        }
+        String sum = hasher.hex();
+        if (!sum.equals(record.sliceChecksum())) {
+          throw new BadRequestException("BadChecksum", "slice " + record.stem() + " of " + name + " hashes to "
+              + sum + ", its record says " + record.sliceChecksum());
+        }
+        channel.force(true);
+        channel.close();
+        Path dir = objectDir(mountpath, bucket, name);
+        synchronized (lock(bucket, name)) {
+          for (Held h : heldAll(bucket, name)) {
+            if (h.record().mtime() > record.mtime()) {
+              throw new ConflictException("StaleVersion", "a newer version of " + name + " is held here ("
+                  + h.record().version() + ")");
+            }
+          }
+          FileOps.createDirectories(dir);
+          FileOps.moveReplacing(work, dir.resolve(record.stem() + SLICE));
+          boolean existed = Files.exists(dir.resolve(record.stem() + RECORD));
+          writeDurably(dir, record.stem() + RECORD, record.encode());
+          FileOps.syncDirectory(dir);
+          if (!existed) {
+            held.incrementAndGet();
+          }
+          // Older versions stay until the owner, done sending this one, asks for their removal: an owner lost in
+          // the middle leaves the previous version whole rather than two halves.
+        }
+      } finally {
+        discard();
+      }
+    }
+
+    @Override
+    public void discard() {
+      try {
+        channel.close();
+        Files.deleteIfExists(work);
+      } catch (IOException e) {
+        log.warn("node={} could not remove slice work file {}: {}", nodeId, work, e.toString());
+      }
+    }
+  }
+
+  /** Writes {@code name} in {@code dir} through a fsynced temporary file and a rename (the caller syncs dir). */
+  private static void writeDurably(Path dir, String name, byte[] content) throws IOException {
+    Path tmp = dir.resolve(name + ".tmp");
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer b = ByteBuffer.wrap(content);
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
+      ch.force(true);
+    }
+    FileOps.moveReplacing(tmp, dir.resolve(name));
+  }
+
+  /** The slices and replicas of the object held here, every version, on every readable mountpath. */
+  public List<Held> held(BucketProps b, String name) throws IOException {
+    synchronized (lock(b, name)) {
+      return heldAll(b, name);
+    }
+  }
+
+  private List<Held> heldAll(BucketProps b, String name) throws IOException {
+    List<Held> out = new ArrayList<>();
+    for (Mountpath mp : store.mountpathSet().readable()) {
+      Path dir = objectDir(mp, b, name);
+      try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + RECORD)) {
+        for (Path f : files) {
+          String stem = f.getFileName().toString();
+          stem = stem.substring(0, stem.length() - RECORD.length());
+          try {
+            out.add(new Held(SliceRecord.decode(Files.readAllBytes(f)), dir.resolve(stem + SLICE)));
+          } catch (IOException e) {
+            log.warn("node={} bucket={} object={}: unreadable slice record {}: {}", nodeId, b.bucket(), name, f,
+                e.toString());
+          }
+        }
+      } catch (NoSuchFileException e) {
+        // nothing held on this mountpath
+      }
+    }
+    return out;
+  }
+
+  /** The slice {@code index} ({@link SliceRecord#REPLICA}) of {@code version} held here, or null. */
+  public Held find(BucketProps b, String name, String version, int index) throws IOException {
+    for (Held h : held(b, name)) {
+      if (h.record().version().equals(version) && h.record().index() == index) {
+        return h;
+      }
+    }
+    return null;
+  }
+
+  /** Removes the slices of the object held here that {@code which} picks, and their owner marks; how many. */
+  public int remove(BucketProps b, String name, Predicate<SliceRecord> which) throws IOException {
+    synchronized (lock(b, name)) {
+      return removeHeld(b, name, which);
+    }
+  }
+
+  private int removeHeld(BucketProps b, String name, Predicate<SliceRecord> which) throws IOException {
+    int n = 0;
+    for (Held h : heldAll(b, name)) {
+      if (which.test(h.record())) {
+        Path dir = h.file().getParent();
+        Files.deleteIfExists(dir.resolve(h.record().stem() + RECORD)); // the record first: no record, no slice
+        Files.deleteIfExists(h.file());
+        FileOps.syncDirectory(dir);
+        held.decrementAndGet();
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Records on the owner that {@code version} of the object was encoded under map {@code mapVersion}. */
+  public void markEncoded(BucketProps b, String name, String version, long mapVersion) throws IOException {
+    Path dir = objectDir(home(b, name), b, name);
+    synchronized (lock(b, name)) {
+      clearMarks(b, name);
+      FileOps.createDirectories(dir);
+      writeDurably(dir, version + ENCODED, Long.toString(mapVersion).getBytes(StandardCharsets.US_ASCII));
+      FileOps.syncDirectory(dir);
+    }
+  }
+
+  /** Whether {@code version} of the object is marked encoded here. */
+  public boolean isEncoded(BucketProps b, String name, String version) {
+    for (Mountpath mp : store.mountpathSet().readable()) {
+      if (Files.exists(objectDir(mp, b, name).resolve(version + ENCODED))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Removes the object's encoded marks here (it must be encoded again). */
+  public void clearMarks(BucketProps b, String name) throws IOException {
+    clearMarks(b, name, Long.MAX_VALUE);
+  }
+
+  /** Removes the marks of the object's versions not newer than {@code before} (epoch ms): it was deleted then. */
+  public void clearMarks(BucketProps b, String name, long before) throws IOException {
+    synchronized (lock(b, name)) {
+      for (Mountpath mp : store.mountpathSet().readable()) {
+        Path dir = objectDir(mp, b, name);
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + ENCODED)) {
+          for (Path f : files) {
+            String mtime = f.getFileName().toString().split("-", 2)[0];
+            if (!mtime.matches("[0-9]{1,19}") || Long.parseLong(mtime) <= before) {
+              Files.deleteIfExists(f);
+            }
+          }
+        } catch (NoSuchFileException e) {
+          // none here
+        }
+      }
+    }
+  }
+
+  /** Records on the owner that the object was deleted at {@code ms}, durably. */
+  public void markDeleted(BucketProps b, String name, long ms) throws IOException {
+    Path dir = objectDir(home(b, name), b, name);
+    synchronized (lock(b, name)) {
+      FileOps.createDirectories(dir);
+      writeDurably(dir, ms + DELETED, new byte[0]);
+      FileOps.syncDirectory(dir);
+    }
+  }
+
+  /** When the object was last deleted here (its owner), epoch ms; -1 when no delete is recorded. */
+  public long deletedAt(BucketProps b, String name) throws IOException {
+    long at = -1;
+    synchronized (lock(b, name)) {
+      for (Mountpath mp : store.mountpathSet().readable()) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(objectDir(mp, b, name), "*" + DELETED)) {
+          for (Path f : files) {
+            String ms = f.getFileName().toString();
+            ms = ms.substring(0, ms.length() - DELETED.length());
+            if (ms.matches("[0-9]{1,19}")) {
+              at = Math.max(at, Long.parseLong(ms));
+            }
+          }
+        } catch (NoSuchFileException e) {
+          // none here
+        }
+      }
+    }
+    return at;
+  }
+
+  /** A bucket incarnation is gone: everything held for it goes. */
+  public void destroyBucket(BucketProps b) throws IOException {
+    for (Mountpath mp : store.mountpathSet().readable()) {
+      FileOps.deleteTree(bucketDir(mp, b));
+    }
+    count();
+  }
+}
