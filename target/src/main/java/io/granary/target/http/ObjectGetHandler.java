@@ -76,7 +76,7 @@ public final class ObjectGetHandler implements RequestHandler {
     if (obj == null) {
       throw api.notFound(ex, req);
     }
-    serve(ex, obj);
+    serve(ex, obj, req);
   }
 
   /**
@@ -84,6 +84,11 @@ public final class ObjectGetHandler implements RequestHandler {
    * conditions, ranges and headers as for a stored one; the channel is closed once sent.
    */
   public void serve(HttpExchange ex, StoredObject obj) throws IOException {
+    serve(ex, obj, null); // a rebuilt object was verified against its checksum as it was rebuilt
+  }
+
+  /** @param req the request, for a bucket whose warm GETs are validated; null: served unvalidated */
+  private void serve(HttpExchange ex, StoredObject obj, ObjectApi.ObjectRequest req) throws IOException {
     try {
       api.authorizeRead(ex, obj.meta());
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
@@ -93,7 +98,7 @@ public final class ObjectGetHandler implements RequestHandler {
         return;
       }
       ByteRange range = prepare(ex, obj.meta(), head);
-      if (validation.applies(req.bucket(), obj.meta())) {
+      if (req != null && validation.applies(req.bucket(), obj.meta())) {
         validated = validation.serve(ex, head, obj, range, req.bucket(), req.name(),
             retried ? null : () -> reread(ex, req));
         return;
