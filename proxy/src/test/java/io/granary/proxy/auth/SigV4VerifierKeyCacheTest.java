@@ -3,10 +3,10 @@ package io.granary.proxy.auth;
 import static io.granary.proxy.auth.SigV4VerifierTest.assertRejected;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.granary.testkit.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.http.SdkHttpMethod;
@@ -17,7 +17,7 @@ import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
  * other request through that a fresh verifier would refuse (wrong secret, other day, expired URL).
  */
 class SigV4VerifierKeyCacheTest {
-  private final MovingClock clock = new MovingClock(SdkSigning.TIME);
+  private final MutableClock clock = new MutableClock(SdkSigning.TIME);
   private final SigV4Verifier verifier = new SigV4Verifier(SdkSigning.store(), clock);
 
   @Test
@@ -36,7 +36,7 @@ class SigV4VerifierKeyCacheTest {
     verifier.verify(r);
     verifier.verify(r); // served from the cached key
 
-    clock.now = SdkSigning.TIME.plus(Duration.ofMinutes(5)).plusSeconds(1);
+    clock.set(SdkSigning.TIME.plus(Duration.ofMinutes(5)).plusSeconds(1));
     assertRejected(() -> verifier.verify(r), "AccessDenied", 403);
   }
 
@@ -45,7 +45,7 @@ class SigV4VerifierKeyCacheTest {
     verifier.verify(presigned("k", Duration.ofMinutes(5), SdkSigning.IDENTITY, SdkSigning.TIME));
 
     Instant tomorrow = SdkSigning.TIME.plus(Duration.ofDays(1));
-    clock.now = tomorrow;
+    clock.set(tomorrow);
     SignedRequest next = presigned("k", Duration.ofMinutes(5), SdkSigning.IDENTITY, tomorrow);
     assertThat(verifier.verify(next).accessKey()).isEqualTo(SdkSigning.ACCESS_KEY);
 
@@ -54,7 +54,7 @@ class SigV4VerifierKeyCacheTest {
         next.rawQuery().replace("%2F20240602%2F", "%2F20240601%2F"), next.headers());
     assertRejected(() -> verifier.verify(staleScope), "AuthorizationQueryParametersError", 400);
     // a URL of yesterday, long valid, still verifies with yesterday's key
-    clock.now = SdkSigning.TIME.plus(Duration.ofHours(2));
+    clock.set(SdkSigning.TIME.plus(Duration.ofHours(2)));
     assertThat(verifier.verify(presigned("k", Duration.ofDays(1), SdkSigning.IDENTITY, SdkSigning.TIME))
         .accessKey()).isEqualTo(SdkSigning.ACCESS_KEY);
   }
@@ -73,29 +73,5 @@ class SigV4VerifierKeyCacheTest {
       Instant signedAt) {
     return SdkSigning.presigned(SdkSigning.request(SdkHttpMethod.GET, "bucket", key), expires, identity,
         Clock.fixed(signedAt, ZoneOffset.UTC)).request();
-  }
-
-  /** A clock the test moves. */
-  private static final class MovingClock extends Clock {
-    volatile Instant now;
-
-    MovingClock(Instant start) {
-      this.now = start;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }
