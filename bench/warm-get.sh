@@ -396,6 +396,12 @@ def metrics(w, cpu):
 def ratio(a, b):
     return round(a / b, 3) if b else None
 
+def cpu_ratio(reference, other):
+    """The reference run's CPU per request over all parties ÷ the other's: the throughput ratio a machine whose
+    cores every party shares reaches when saturated; steadier than the measured ratio on a busy machine."""
+    a, b = sum(reference["cpu_us_per_request"].values()), sum(other["cpu_us_per_request"].values())
+    return round(a / b, 3) if a and b else None
+
 sizes = []
 for r in runs:
     if r["size"] not in sizes:
@@ -410,6 +416,7 @@ for size in sizes:
         e[r["server"]] = metrics(r["wrk"], r.get("cpu_s", {})) | {"connections": r["connections"], "threads": r["threads"]}
     ratios = {}
     s3_ratios = {}
+    s3_cpu_ratios = {}
     for c, e in sorted(per_c.items()):
         g, n, s3 = e.get("granary"), e.get("nginx"), e.get("s3")
         for server, m in (("granary", g), ("nginx", n), ("s3", s3)):
@@ -421,11 +428,14 @@ for size in sizes:
                 short.append("%s %s c=%d: %.0f bytes per response, object is %d"
                              % (server, size, c, m["bytes_per_sec"] / m["req_per_sec"], e["object_bytes"]))
         e["ratio_throughput"] = ratio(g["bytes_per_sec"], n["bytes_per_sec"])
+        e["cpu_ratio_target_vs_nginx"] = cpu_ratio(n, g)
         e["ratio_req_per_sec"] = ratio(g["req_per_sec"], n["req_per_sec"])
         if s3:
             e["ratio_s3_vs_nginx"] = ratio(s3["bytes_per_sec"], n["bytes_per_sec"])
             e["ratio_s3_vs_target"] = ratio(s3["bytes_per_sec"], g["bytes_per_sec"])
+            e["cpu_ratio_s3_vs_nginx"] = cpu_ratio(n, s3)
             s3_ratios[str(c)] = e["ratio_s3_vs_nginx"]
+            s3_cpu_ratios[str(c)] = e["cpu_ratio_s3_vs_nginx"]
         if e.get("redirect"):
             # The native path costs one 307 from the proxy, then the target's GET: per request, the redirect's
             # latency adds to the target's. Modelled closed-loop throughput at this concurrency:
@@ -451,6 +461,7 @@ for size in sizes:
         "granary_peak_bytes_per_sec": peak_g,
         "nginx_peak_bytes_per_sec": peak_n,
         "s3_vs_nginx_per_concurrency": s3_ratios,
+        "s3_vs_nginx_cpu_ratio_per_concurrency": s3_cpu_ratios,
         "s3_vs_nginx_peak_vs_peak": ratio(max((e["s3"]["bytes_per_sec"] for e in entries if e.get("s3")), default=0),
                                           peak_n),
     }

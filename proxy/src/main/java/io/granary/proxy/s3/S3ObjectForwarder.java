@@ -32,6 +32,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Sends an S3 object request (object GET/HEAD/PUT/DELETE and the multipart operations on a key) to the target
@@ -50,6 +52,8 @@ public final class S3ObjectForwarder {
   private final UpstreamPool pool;
   private final ClusterSigner signer; // null when the cluster runs without a secret
   private final Duration answerWait; // how long a request sent whole waits for the target's answer head
+  private final Map<String, TargetAddress> addresses = new ConcurrentHashMap<>(); // by target URL
+  private static final int MAX_ADDRESSES = 4096;
 
   public S3ObjectForwarder(ClusterMetadataHolder cluster, UpstreamPool pool, ClusterSigner signer,
       Duration answerWait) {
@@ -93,8 +97,8 @@ public final class S3ObjectForwarder {
       }
     }
     stripAwsChunked(h);
-    URI target = URI.create(owner.url());
-    h.set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
+    TargetAddress target = address(owner.url());
+    h.set(HttpHeaderNames.HOST, target.hostHeader());
     h.set("granary-provider", bucket.bucket().provider().wireName());
     h.set(GranaryHeaders.MAP_VERSION, snapshot.map().version());
     if (anonymous) {
@@ -113,8 +117,29 @@ public final class S3ObjectForwarder {
     if (signer != null) {
       signer.signHeaders(head.method().name(), uri, h);
     }
-    return new ObjectRelay(pool, new InetSocketAddress(target.getHost(), target.getPort()), owner.id(), head, body,
+    return new ObjectRelay(pool, target.socket(), owner.id(), head, body,
         null, new AnswerTimeout(answerWait, bucket.bucket().toString(), key));
+  }
+
+  /** A target's socket address and Host header: parsed once per target URL, not on every request. */
+  private TargetAddress address(String url) {
+    TargetAddress a = addresses.get(url);
+    if (a == null) {
+      if (addresses.size() >= MAX_ADDRESSES) {
+        addresses.clear(); // targets come and go over a cluster's life; the live ones are parsed again
+      }
+      a = TargetAddress.parse(url);
+      addresses.put(url, a);
+    }
+    return a;
+  }
+
+  /** Where a target listens, as the relay dials it and as the Host header names it. */
+  record TargetAddress(InetSocketAddress socket, String hostHeader) {
+    static TargetAddress parse(String url) {
+      URI u = URI.create(url);
+      return new TargetAddress(new InetSocketAddress(u.getHost(), u.getPort()), u.getHost() + ":" + u.getPort());
+    }
   }
 
   /** The key's HRW owner; 503 when there is none or it cannot answer now. */

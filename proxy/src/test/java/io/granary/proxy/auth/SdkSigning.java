@@ -81,7 +81,14 @@ final class SdkSigning {
 
   /** A presigned URL signed with {@code identity} (session credentials add X-Amz-Security-Token). */
   static Signed presigned(SdkHttpRequest.Builder request, Duration expires, AwsCredentialsIdentity identity) {
+    return presigned(request, expires, identity, CLOCK);
+  }
+
+  /** A presigned URL signed with {@code identity} at the time of {@code signingClock}. */
+  static Signed presigned(SdkHttpRequest.Builder request, Duration expires, AwsCredentialsIdentity identity,
+                          Clock signingClock) {
     return sign(request.build(), null, identity, b -> b
+        .putProperty(HttpSigner.SIGNING_CLOCK, signingClock)
         .putProperty(AwsV4FamilyHttpSigner.AUTH_LOCATION, AwsV4FamilyHttpSigner.AuthLocation.QUERY_STRING)
         .putProperty(AwsV4FamilyHttpSigner.EXPIRATION_DURATION, expires)
         .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, false));

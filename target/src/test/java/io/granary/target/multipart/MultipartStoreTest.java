@@ -18,6 +18,7 @@ import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.PutOptions;
 import io.granary.target.storage.StoredObject;
 import io.granary.target.storage.WriteCondition;
+import io.granary.testkit.MutableClock;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -25,11 +26,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -51,31 +49,11 @@ class MultipartStoreTest {
   private MultipartStore multipart;
   private MutableClock clock;
 
-  /** A clock the test moves forward, so the TTL sweep needs no sleeping. */
-  static final class MutableClock extends Clock {
-    Instant now = Instant.parse("2026-11-21T00:00:00Z");
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
   @BeforeEach
   void open() throws IOException {
     store = ObjectStore.open("t1", List.of(Mountpath.open(dir.resolve("mp1")), Mountpath.open(dir.resolve("mp2"))),
         0);
-    clock = new MutableClock();
+    clock = new MutableClock(Instant.parse("2026-11-21T00:00:00Z")); // moved by hand: the TTL sweep needs no sleeping
     multipart = new MultipartStore("t1", store, clock);
   }
 
@@ -374,9 +352,9 @@ class MultipartStoreTest {
   void sweep_abortsOnlyUploadsOlderThanTheTtl() throws Exception {
     Upload old = multipart.create(BUCKET, "old", null, Map.of(), Map.of());
     upload(old, 1, data(1, 1000));
-    clock.now = clock.now.plus(Duration.ofDays(6));
+    clock.advance(Duration.ofDays(6));
     Upload fresh = multipart.create(BUCKET, "fresh", null, Map.of(), Map.of());
-    clock.now = clock.now.plus(Duration.ofDays(2));
+    clock.advance(Duration.ofDays(2));
 
     assertThat(multipart.sweep(List.of(BUCKET), Duration.ofDays(7))).isEqualTo(1);
     assertThat(multipart.list(BUCKET, "", null, null, 10)).extracting(Upload::uploadId)
@@ -457,11 +435,11 @@ class MultipartStoreTest {
   void sweep_forgetsCompletionsPastTheRetryWindow_only() throws Exception {
     Upload u = multipart.create(BUCKET, "k", null, Map.of(), Map.of());
     List<CompletedPart> parts = completeOnePart(u);
-    clock.now = clock.now.plus(Duration.ofHours(23));
+    clock.advance(Duration.ofHours(23));
     multipart.sweep(List.of(BUCKET), Duration.ofDays(7));
     assertThat(multipart.complete(BUCKET, "k", u.uploadId(), parts).size()).isEqualTo(1000);
 
-    clock.now = clock.now.plus(Duration.ofHours(2)); // 25 h after the completion
+    clock.advance(Duration.ofHours(2)); // 25 h after the completion
     multipart.sweep(List.of(BUCKET), Duration.ofDays(7));
 
     assertThatThrownBy(() -> multipart.complete(BUCKET, "k", u.uploadId(), parts))

@@ -4,6 +4,7 @@ import static io.granary.target.space.SpaceFixture.REMOTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.granary.target.storage.ObjectStore;
+import io.granary.testkit.MutableClock;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -9,6 +9,7 @@ import io.granary.clustermap.bucket.ChecksumType;
 import io.granary.target.CacheConfig;
 import io.granary.target.meta.CommitIntent;
 import io.granary.target.meta.ObjectMeta;
+import io.granary.testkit.MutableClock;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -10,6 +10,7 @@ import io.granary.common.error.InsufficientStorageException;
 import io.granary.target.CacheConfig;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.PutOptions;
+import io.granary.testkit.MutableClock;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -8,6 +8,7 @@ import io.granary.target.storage.MountpathUsage;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.PutOptions;
 import io.granary.target.storage.SpaceReservation;
+import io.granary.testkit.MutableClock;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -42,8 +42,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ObjectRelay implements RequestHandler, UpstreamListener {
   private static final Logger log = LoggerFactory.getLogger(ObjectRelay.class);
-  /** Answer bodies at least this large are spliced; below it, setting up a splice costs more than copying. */
-  static final long SPLICE_MIN_BYTES = 256 * 1024;
+  /**
+   * Answer bodies at least this large are spliced; below it, setting up a splice costs more than copying.
+   * {@code -Dgranary.relay.spliceMinBytes=N} moves the threshold (to measure where it lies on a machine).
+   */
+  static final long SPLICE_MIN_BYTES = Long.getLong("granary.relay.spliceMinBytes", 256 * 1024);
 
   private final UpstreamPool pool;
   private final InetSocketAddress target;
