@@ -174,12 +174,13 @@ for s in $SCHEMES; do
   # every file under a directory named after the bucket, on every target's mountpaths: objects, mirror copies and
   # the slices and replicas other targets hold
   physical="$(find "$WORK/granary" -type f -path "*/prot-$s/*" -printf '%s\n' | awk '{t += $1} END {printf "%.0f\n", t}')"
-  logical=0
-  for size in $SIZES; do
-    c="COUNT_$size"
-    [[ "$size" == 1MiB ]] && b=$((1 << 20)) || b=$((64 << 20))
-    logical=$((logical + ${!c} * b))
-  done
+  # what the bucket stores: its objects' sizes as listed (later loads overwrite earlier ones of the same names)
+  logical="$(curl -sf "$PROXY_URL/v1/buckets/prot-$s?limit=10000" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if d.get("token"):
+    sys.exit("more than one listing page")
+print(sum(e["size"] for e in d["entries"]))')" || die "cannot list bucket prot-$s"
   echo "$s $logical $physical" >>"$WORK/out/storage.txt"
 done
 
@@ -187,10 +188,11 @@ done
 : >"$WORK/out/rebuild.txt"
 if [[ " $SCHEMES " == *" ec42 "* ]] && ((REBUILDS > 0)); then
   big="${SIZES##* }"
-  mapfile -t names < <(curl -sf "$PROXY_URL/v1/buckets/prot-ec42" | python3 -c '
+  mapfile -t names < <(curl -sf "$PROXY_URL/v1/buckets/prot-ec42?prefix=" | python3 -c '
 import json, sys
-for e in json.load(sys.stdin)["entries"]:
-    print(e["name"])' | head -n "$REBUILDS")
+entries = [e for e in json.load(sys.stdin)["entries"] if e.get("size", 0) >= int(sys.argv[1])]
+for e in entries[:int(sys.argv[2])]:
+    print(e["name"])' "$(( ${big%MiB} << 20 ))" "$REBUILDS")
   ((${#names[@]} > 0)) || die "no objects listed in prot-ec42"
   get_secs() { # get_secs NAME OUT: seconds of one GET through the proxy's 307
     local code secs
