@@ -41,6 +41,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   public static final int DEFAULT_CELL_SIZE = 256 << 10;
   /** Rebuilds at once (reads wait for them); more wait in line, up to {@code 64}, then 503 Busy. */
   static final int REBUILD_THREADS = 4;
+  /** How long a validation repair waits for its rebuild: longer than any rebuild that is progressing. */
+  private static final long REBUILD_WAIT_MINUTES = 10;
 
   private final String nodeId;
   private final ClusterMetadataHolder cluster;
@@ -199,6 +201,39 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       }
     });
     return mine;
+  }
+
+  /**
+   * Rebuilds the main copy of an object this target owns from its slices and commits it, waiting for the rebuild
+   * (one per object: a read rebuilding it meanwhile is the same one). What validation falls back to when no intact
+   * copy is left here ({@code MainCopyRebuild}). Blocking: disk and scrub threads only, never an event loop.
+   *
+   * @return whether the main copy was rebuilt; false for a bucket without EC, an object owned elsewhere, or too few
+   *     slices reachable (the reason is logged)
+   */
+  public boolean rebuildMain(BucketProps b, String name) throws IOException {
+    if (b.protection().ecData() == 0 || !ownsHere(b, name)) {
+      return false;
+    }
+    try {
+      Rebuilder.Result r = restore(b, name).get(REBUILD_WAIT_MINUTES, java.util.concurrent.TimeUnit.MINUTES);
+      if (r.kind() != Rebuilder.Kind.REBUILT) {
+        rebuildFailed();
+        log.warn("node={} bucket={} object={}: not rebuilt from slices: {}", nodeId, b.bucket(), name,
+            r.kind() == Rebuilder.Kind.NONE ? "no slice of it is held anywhere" : r.message());
+      }
+      return r.kind() == Rebuilder.Kind.REBUILT;
+    } catch (java.util.concurrent.ExecutionException e) {
+      rebuildFailed();
+      throw new IOException("rebuilding " + b.bucket() + "/" + name + " from its slices failed: "
+          + ControlClient.cause(e), ControlClient.cause(e));
+    } catch (java.util.concurrent.TimeoutException e) {
+      rebuildFailed();
+      return false; // still running: it commits when done, the caller counts this one unrepaired
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   void rebuildFailed() {

@@ -84,9 +84,11 @@ public final class TargetMetrics {
           cb.call(s.getFailures(), "get");
           cb.call(s.scrubFailures(), "scrub");
         });
-    m.counter("validation_repairs", "Corrupt copies repaired: from an intact copy on this target (mirror), or dropped "
-        + "so the next GET fetches the object from its remote (remote)", new String[] {"from"}, cb -> {
+    m.counter("validation_repairs", "Corrupt copies repaired: from an intact copy on this target (mirror), rebuilt "
+        + "from erasure-coding slices on other targets (ec), or dropped so the next GET fetches the object from its "
+        + "remote (remote)", new String[] {"from"}, cb -> {
           cb.call(s.mirrorRepairs(), "mirror");
+          cb.call(s.ecRepairs(), "ec");
           cb.call(s.remoteRepairs(), "remote");
         });
     m.counter("validation_unrepairable", "Objects found corrupt with no intact copy and no remote to repair from",
