@@ -488,4 +488,63 @@ class EcIT {
     }
     return total;
   }
+
+  @Test
+  @Order(9)
+  void targetJoins_slicesMoveToTheirNewHolders_formerHoldersDropThem_twoKilledStillReadByteExact() throws Exception {
+    ClusterMap before = cluster.map();
+    long prev = before.rebalance() == null ? 0 : before.rebalance().id();
+    Map<String, Double> walks = new LinkedHashMap<>();
+    for (String id : cluster.targetIds()) {
+      walks.put(id, metric(id, "granary_ec_placement_walks_total"));
+    }
+    double reencoded = sum("granary_ec_objects_reencoded_total");
+    String added = cluster.local().addTarget(List.of());
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(250)).until(() -> {
+      ClusterMap m = cluster.map();
+      return m.rebalance() != null && m.rebalance().id() > prev && m.settled();
+    });
+    // Every target that was there walked its buckets for the settled placement; every encode queued is done.
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
+      for (var e : walks.entrySet()) {
+        if (metric(e.getKey(), "granary_ec_placement_walks_total") <= e.getValue()) {
+          return false;
+        }
+      }
+      return sum("granary_ec_queue_depth") == 0;
+    });
+    ClusterMap after = cluster.map();
+    assertThat(sum("granary_ec_objects_reencoded_total")).as("objects whose holders changed were sent again")
+        .isGreaterThan(reencoded);
+    int moved = 0;
+    for (String name : OBJECTS.keySet()) {
+      boolean replicas = OBJECTS.get(name)[0] < LIMIT;
+      List<Node> now = ranked(after, name);
+      List<String> expected = now.subList(1, 1 + (replicas ? P : D + P)).stream().map(Node::id).toList();
+      List<String> was = ranked(before, name).subList(1, 1 + (replicas ? P : D + P)).stream().map(Node::id)
+          .toList();
+      moved += expected.equals(was) ? 0 : 1;
+      for (String id : cluster.targetIds()) {
+        JsonNode recs = records(id, name);
+        int k = expected.indexOf(id);
+        if (k < 0) {
+          assertThat(recs).as("%s holds no slice of %s (holders %s)", id, name, expected).isEmpty();
+        } else {
+          assertThat(recs).as("%s holds one slice of %s", id, name).hasSize(1);
+          assertThat(recs.get(0).path("index").asInt()).as("slice index of %s on %s", name, id)
+              .isEqualTo(replicas ? -1 : k);
+        }
+      }
+    }
+    assertThat(moved).as("objects whose holders the new target changed").isPositive();
+    long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
+    assertThat(sum("granary_ec_slices_held")).isEqualTo(small * P + (OBJECTS.size() - small) * (D + P));
+
+    // Protection holds under the new shape: two targets killed, the new one among them, every object reads.
+    kill(added);
+    kill(after.targets().keySet().stream().filter(id -> !id.equals(added)).findFirst().orElseThrow());
+    for (String name : OBJECTS.keySet()) {
+      assertExact(name);
+    }
+  }
 }

@@ -72,9 +72,10 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
           walks().request(n.bucket());
         });
     this.rebuilds = new BoundedExecutor("ec-rebuild-" + nodeId, REBUILD_THREADS, 64);
+    // unencoded: the current version not encoded, or encoded for holders other than those the map names now
     this.walks = new EcWalks(nodeId, store, cluster, current, queue, (b, name, meta) -> ownsHere(b, name)
-        && !slices.isEncoded(b, name, SliceRecord.versionOf(meta)), new OrphanSweep(nodeId, store, cluster, slices,
-        peers));
+        && !encoder.placed(b, name, meta), new OrphanSweep(nodeId, store, cluster, slices, peers),
+        stats.placementWalks::incrementAndGet);
     store.addCommitListener(this);
   }
 
@@ -93,12 +94,13 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   /** What {@code GET /v1/ec} answers. */
   public record Report(String target, int queueDepth, long slicesHeld, long encoded, long replicated,
-      long encodeFailures, long rebuilds, long rebuildFailures) {
+      long encodeFailures, long rebuilds, long rebuildFailures, long reencoded, long placementWalks) {
   }
 
   public Report report() {
     return new Report(nodeId, queue.depth(), slices.held(), stats.encoded(), stats.replicated(),
-        stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures());
+        stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures(), stats.reencoded(),
+        stats.placementWalks());
   }
 
   @Override
@@ -139,10 +141,22 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   /**
    * The cluster map changed: when more targets are active than before (one came back, one joined), what was left
-   * unencoded for want of a holder is encoded now.
+   * unencoded for want of a holder is encoded now. Once a placement change has settled (a target joined, left or
+   * was decommissioned, and the rebalance that followed finished everywhere: every object is on its owner), every
+   * erasure-coded bucket is walked and each object whose holders changed is encoded again for the new ones, which
+   * then tells the former holders to drop theirs ({@link Encoder}); an object that came here by rebalance was queued
+   * by its commit already.
    */
   public void mapChanged(io.granary.clustermap.ClusterMap old, io.granary.clustermap.ClusterMap now) {
-    if (old != null && active(now) > active(old)) {
+    if (old == null) {
+      return;
+    }
+    if (now.settled() && (!old.settled() || !old.placementSignature().equals(now.placementSignature()))) {
+      log.info("node={} placement settled at map version {}: erasure-coded buckets walked for moved holders", nodeId,
+          now.version());
+      walks.requestPlacement();
+      walks.requestSweep();
+    } else if (active(now) > active(old)) {
       walks.requestAll();
       walks.requestSweep(); // deletes made while a holder was away left its slices
     }

@@ -134,6 +134,10 @@ public final class TargetMetrics {
     m.gauge("ec_queue_depth", "Objects waiting to be erasure coded or being encoded", ec::queueDepth);
     m.counter("ec_queue_overflows", "Objects left out of a full encode queue, to a walk of their bucket",
         s::overflows);
+    m.counter("ec_objects_reencoded", "Object versions sent again because the map moved their holders (a target "
+        + "joined, left or was decommissioned); the former holders dropped theirs", s::reencoded);
+    m.counter("ec_placement_walks", "Walks of an erasure-coded bucket done after a placement change settled",
+        s::placementWalks);
   }
 
   /** Cold GETs, cache hits and misses per provider; fetches in flight and their waiters. */
