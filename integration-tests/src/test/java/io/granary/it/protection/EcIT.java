@@ -11,6 +11,7 @@ import io.granary.clustermap.NodeState;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.it.support.Content;
+import io.granary.it.support.GranaryCli;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.TestCluster;
@@ -491,20 +492,59 @@ class EcIT {
 
   @Test
   @Order(9)
-  void targetJoins_slicesMoveToTheirNewHolders_formerHoldersDropThem_twoKilledStillReadByteExact() throws Exception {
+  void targetJoinsThenOneIsDecommissioned_slicesFollowTheirHolders_twoKilledStillReadByteExact() throws Exception {
     ClusterMap before = cluster.map();
-    long prev = before.rebalance() == null ? 0 : before.rebalance().id();
+    double reencoded = sum("granary_ec_objects_reencoded_total");
+    Map<String, Double> walks = placementWalks();
+    String added = cluster.local().addTarget(List.of());
+    ClusterMap joined = awaitPlaced(before, walks);
+    assertThat(sum("granary_ec_objects_reencoded_total")).as("objects whose holders changed were sent again")
+        .isGreaterThan(reencoded);
+    assertSlicesPlaced(before, joined);
+
+    // A target leaves: its objects go to new owners, which encode them; its slices are sent to the next holders.
+    String leaving = "t3";
+    walks = placementWalks();
+    walks.remove(leaving);
+    GranaryCli.Result set = GranaryCli.run(Duration.ofSeconds(100), "cluster", "set-state", leaving,
+        "decommissioned", "--endpoint", cluster.endpoint());
+    assertThat(set.exit()).as(set.all()).isZero();
+    GranaryCli.Result safe = GranaryCli.run(Duration.ofSeconds(120), "cluster", "node", leaving, "--wait-safe",
+        "--timeout", "110s", "--endpoint", cluster.endpoint());
+    assertThat(safe.exit()).as(safe.all()).isZero();
+    killed.add(leaving); // out of the map: its counters no longer count
+    ClusterMap left = awaitPlaced(joined, walks);
+    assertThat(left.targets()).doesNotContainKey(leaving);
+    assertSlicesPlaced(joined, left);
+
+    // Protection holds under the new shape: two targets killed, the new one among them, every object reads.
+    kill(added);
+    kill(left.targets().keySet().stream().filter(id -> !id.equals(added)).findFirst().orElseThrow());
+    for (String name : OBJECTS.keySet()) {
+      assertExact(name);
+    }
+  }
+
+  private static Map<String, Double> placementWalks() throws Exception {
     Map<String, Double> walks = new LinkedHashMap<>();
     for (String id : cluster.targetIds()) {
-      walks.put(id, metric(id, "granary_ec_placement_walks_total"));
+      if (!killed.contains(id)) {
+        walks.put(id, metric(id, "granary_ec_placement_walks_total"));
+      }
     }
-    double reencoded = sum("granary_ec_objects_reencoded_total");
-    String added = cluster.local().addTarget(List.of());
+    return walks;
+  }
+
+  /**
+   * Waits for the rebalance after {@code before} to finish, then for every target in {@code walks} to have walked
+   * its buckets for the settled placement and every encode to be done; the map then.
+   */
+  private static ClusterMap awaitPlaced(ClusterMap before, Map<String, Double> walks) throws Exception {
+    long prev = before.rebalance() == null ? 0 : before.rebalance().id();
     await().atMost(WAIT).pollInterval(Duration.ofMillis(250)).until(() -> {
       ClusterMap m = cluster.map();
       return m.rebalance() != null && m.rebalance().id() > prev && m.settled();
     });
-    // Every target that was there walked its buckets for the settled placement; every encode queued is done.
     await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
       for (var e : walks.entrySet()) {
         if (metric(e.getKey(), "granary_ec_placement_walks_total") <= e.getValue()) {
@@ -513,18 +553,22 @@ class EcIT {
       }
       return sum("granary_ec_queue_depth") == 0;
     });
-    ClusterMap after = cluster.map();
-    assertThat(sum("granary_ec_objects_reencoded_total")).as("objects whose holders changed were sent again")
-        .isGreaterThan(reencoded);
+    return cluster.map();
+  }
+
+  /**
+   * Every object's slices (or replicas) are on exactly the holders {@code after} names, slice k on the k-th, and on
+   * no other target of it; some objects' holders changed from {@code before}; the totals add up.
+   */
+  private static void assertSlicesPlaced(ClusterMap before, ClusterMap after) throws Exception {
     int moved = 0;
     for (String name : OBJECTS.keySet()) {
       boolean replicas = OBJECTS.get(name)[0] < LIMIT;
-      List<Node> now = ranked(after, name);
-      List<String> expected = now.subList(1, 1 + (replicas ? P : D + P)).stream().map(Node::id).toList();
-      List<String> was = ranked(before, name).subList(1, 1 + (replicas ? P : D + P)).stream().map(Node::id)
-          .toList();
+      int n = replicas ? P : D + P;
+      List<String> expected = ranked(after, name).subList(1, 1 + n).stream().map(Node::id).toList();
+      List<String> was = ranked(before, name).subList(1, 1 + n).stream().map(Node::id).toList();
       moved += expected.equals(was) ? 0 : 1;
-      for (String id : cluster.targetIds()) {
+      for (String id : after.targets().keySet()) {
         JsonNode recs = records(id, name);
         int k = expected.indexOf(id);
         if (k < 0) {
@@ -536,15 +580,8 @@ class EcIT {
         }
       }
     }
-    assertThat(moved).as("objects whose holders the new target changed").isPositive();
+    assertThat(moved).as("objects whose holders the change moved").isPositive();
     long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
     assertThat(sum("granary_ec_slices_held")).isEqualTo(small * P + (OBJECTS.size() - small) * (D + P));
-
-    // Protection holds under the new shape: two targets killed, the new one among them, every object reads.
-    kill(added);
-    kill(after.targets().keySet().stream().filter(id -> !id.equals(added)).findFirst().orElseThrow());
-    for (String name : OBJECTS.keySet()) {
-      assertExact(name);
-    }
   }
 }
