@@ -229,13 +229,14 @@ public final class TargetNode implements GracefulStop {
     // first (a write this target does not own is handed on, not mirrored)
     Mirroring mirroring = new Mirroring(id, store, b -> currentBucket(holder, b), Mirroring.DEFAULT_WORKERS,
         Mirroring.DEFAULT_CAPACITY);
-    // ---- validation (io.granary.target.validation): warm GETs re-hashed, scrubs, quarantine and repair
-    ValidationStats validationStats = new ValidationStats();
-    CopyVerifier verifier = new CopyVerifier(id, store, mirroring, validationStats);
-    Scrubs scrubs = new Scrubs(id, store, verifier, b -> currentBucket(holder, b));
     // ---- erasure coding (io.granary.target.ec): slices on other targets after each commit; reads rebuild
     ErasureCoding ec = new ErasureCoding(id, store, holder, b -> currentBucket(holder, b), rebalancer.peerFiles(),
         new ControlClient(Duration.ofSeconds(30), null, signer), ErasureCoding.DEFAULT_CELL_SIZE);
+    // ---- validation (io.granary.target.validation): warm GETs re-hashed, scrubs, quarantine and repair
+    ValidationStats validationStats = new ValidationStats();
+    CopyVerifier verifier = new CopyVerifier(id, store, mirroring, validationStats,
+        ec::rebuildMain); // no intact copy here: the EC slices
+    Scrubs scrubs = new Scrubs(id, store, verifier, b -> currentBucket(holder, b));
     holder.onChange((old, now) -> {
       ec.bucketsChanged(old == null ? null : old.buckets().buckets(), now.buckets().buckets().values());
       ec.mapChanged(old == null ? null : old.map(), now.map());

@@ -11,6 +11,7 @@ import io.granary.clustermap.NodeState;
 import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.it.support.Content;
+import io.granary.it.support.GranaryCli;
 import io.granary.it.support.Http;
 import io.granary.it.support.Names;
 import io.granary.it.support.TestCluster;
@@ -100,17 +101,12 @@ class EcIT {
     return Names.url(cluster.endpoint(), BUCKET, name);
   }
 
-  /** A metric summed over the live targets. */
+  /** A metric summed over the live targets ({@code name{label="v"}}: its lines with that label). */
   private static double sum(String metric) throws Exception {
     double total = 0;
     for (String id : cluster.targetIds()) {
-      if (killed.contains(id)) {
-        continue;
-      }
-      for (String line : Http.get(cluster.targetUrl(id) + "/metrics").bodyText().split("\n")) {
-        if (line.startsWith(metric + " ") || line.startsWith(metric + "{")) {
-          total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        }
+      if (!killed.contains(id)) {
+        total += metric(id, metric);
       }
     }
     return total;
@@ -280,6 +276,106 @@ class EcIT {
     assertExact(name);
   }
 
+  /** Flips every bit of the byte at {@code at}: same size, only a checksum notices. */
+  private static void flip(Path file, long at) throws Exception {
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+      ch.read(b, at);
+      b.put(0, (byte) ~b.get(0));
+      ch.write(b.rewind(), at);
+    }
+  }
+
+  private static Path onlyMainFile(ClusterMap map, String bucket, String name) throws Exception {
+    List<Path> files = mainFiles(map.placement().ranked(PlacementKey.digest(Bucket.local(bucket), name), 1).get(0)
+        .id(), name);
+    assertThat(files).as("main file of %s", name).hasSize(1);
+    return files.get(0);
+  }
+
+  @Test
+  @Order(5)
+  void corruptMainCopy_withValidation_isRebuiltFromSlices_byGetAndByScrub() throws Exception {
+    String bucket = "coded-verified";
+    Http.Reply created = cluster.createBucket(bucket, "{\"protection\":{\"ec.data\":" + D + ",\"ec.parity\":" + P
+        + ",\"ec.objSizeLimit\":" + LIMIT + ",\"checksum.validateWarmGet\":true}}");
+    assertThat(created.status()).as(created.bodyText()).isEqualTo(201);
+    Map<String, byte[]> bodies = new LinkedHashMap<>();
+    bodies.put("verified/small", Content.bytes(31, 300_000)); // sliced, hashed before it is sent
+    bodies.put("verified/large", Content.bytes(32, 3 << 20)); // streamed while hashed
+    bodies.put("verified/replica", Content.bytes(33, 100_000)); // below the limit: replicas
+    bodies.put("verified/scrub", Content.bytes(34, 500_000));
+    double done = sum("granary_ec_objects_encoded_total") + sum("granary_ec_objects_replicated_total");
+    double held = sum("granary_ec_slices_held");
+    for (var e : bodies.entrySet()) {
+      Http.Reply r = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), bucket,
+          e.getKey()))).PUT(HttpRequest.BodyPublishers.ofByteArray(e.getValue())));
+      assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
+    }
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> sum("granary_ec_objects_encoded_total")
+        + sum("granary_ec_objects_replicated_total") >= done + bodies.size() && sum("granary_ec_queue_depth") == 0);
+    ClusterMap map = cluster.map();
+    String ec = "granary_validation_repairs_total{from=\"ec\"}";
+    double repairs = sum(ec);
+    for (String name : List.of("verified/small", "verified/large", "verified/replica")) {
+      flip(onlyMainFile(map, bucket, name), bodies.get(name).length / 2);
+    }
+    for (String name : List.of("verified/small", "verified/replica", "verified/large")) {
+      String u = Names.url(cluster.endpoint(), bucket, name);
+      Http.Reply r;
+      try {
+        r = Http.sendHashing(Http.FOLLOW, HttpRequest.newBuilder(URI.create(u)).GET());
+      } catch (java.io.IOException cut) {
+        r = new Http.Reply(200, Map.of(), null, "", 0); // cut short: the client saw the connection closed early
+      }
+      if (!name.equals("verified/large")) { // hashed first: the rebuilt copy is served at once
+        assertThat(r.status()).as("GET %s", name).isEqualTo(200);
+        assertThat(r.sha256()).as(name).isEqualTo(Http.sha256(bodies.get(name)));
+      } else { // streamed: cut short (or whole and correct, never whole and wrong); the next GET is correct
+        assertThat(r.length() < bodies.get(name).length || r.sha256().equals(Http.sha256(bodies.get(name))))
+            .as("GET %s cut short or correct", name).isTrue();
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> sum(ec) >= repairs + 3);
+        Http.Reply again = Http.sendHashing(Http.FOLLOW, HttpRequest.newBuilder(URI.create(u)).GET());
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.sha256()).as(name).isEqualTo(Http.sha256(bodies.get(name)));
+      }
+      assertThat(Files.readAllBytes(onlyMainFile(map, bucket, name))).as("main file of %s", name)
+          .isEqualTo(bodies.get(name));
+    }
+    assertThat(sum(ec)).isEqualTo(repairs + 3);
+
+    // A scrub finds another corrupt main copy and rebuilds it from its slices.
+    flip(onlyMainFile(map, bucket, "verified/scrub"), 4321);
+    Http.Reply started = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/jobs"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"kind\":\"scrub\",\"bucket\":\"" + bucket + "\"}")));
+    assertThat(started.status()).as(started.bodyText()).isIn(200, 201, 202);
+    JsonNode[] job = {null};
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+      job[0] = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/jobs/scrub-ais." + bucket).body());
+      return job[0].path("state").asText().equals("succeeded");
+    });
+    assertThat(job[0].path("objects").asLong()).isEqualTo(bodies.size());
+    assertThat(job[0].path("corrupt").asLong()).isEqualTo(1);
+    assertThat(job[0].path("repaired").asLong()).isEqualTo(1);
+    assertThat(job[0].path("unrepairable").asLong()).isZero();
+    assertThat(sum(ec)).isEqualTo(repairs + 4);
+    assertThat(Files.readAllBytes(onlyMainFile(map, bucket, "verified/scrub"))).isEqualTo(bodies.get("verified/scrub"));
+    Http.Reply r = Http.sendHashing(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
+        bucket, "verified/scrub"))).GET());
+    assertThat(r.sha256()).isEqualTo(Http.sha256(bodies.get("verified/scrub")));
+
+    // Gone again, slices and all: the phases after count the slices of the first bucket only.
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> sum("granary_ec_queue_depth") == 0);
+    for (String name : bodies.keySet()) {
+      Http.Reply del = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(), bucket,
+          name))).DELETE());
+      assertThat(del.status()).isIn(200, 204);
+    }
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> sum("granary_ec_slices_held") == held);
+  }
+
   private static void kill(String id) throws Exception {
     cluster.local().kill(id);
     killed.add(id);
@@ -288,7 +384,7 @@ class EcIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void twoTargetsKilled_everyObjectReadsByteExact() throws Exception {
     kill("t2");
     kill("t5");
@@ -309,7 +405,7 @@ class EcIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void thirdTargetKilled_unrebuildableObjectsAre503_neverWrongBytes() throws Exception {
     ClusterMap map = cluster.map();
     // A small object whose owner and one replica holder are dead: killing its other replica holder loses it.
@@ -350,7 +446,7 @@ class EcIT {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void restarted_everyObjectReadsAgain_andNoOrphanSliceIsLeft() throws Exception {
     ClusterMap map = cluster.map();
     // Deleted while one of its holders is down: that holder keeps an orphan until it is back and sweeps.
@@ -379,5 +475,113 @@ class EcIT {
     for (String o : OBJECTS.keySet()) {
       assertExact(o);
     }
+  }
+  /** A metric of one target, summed over its label sets ({@code name{label="v"}}: those with that label). */
+  private static double metric(String id, String metric) throws Exception {
+    int brace = metric.indexOf('{');
+    String name = brace < 0 ? metric : metric.substring(0, brace);
+    String label = brace < 0 ? "" : metric.substring(brace + 1, metric.length() - 1);
+    double total = 0;
+    for (String line : Http.get(cluster.targetUrl(id) + "/metrics").bodyText().split("\n")) {
+      if ((line.startsWith(name + " ") || line.startsWith(name + "{")) && line.contains(label)) {
+        total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return total;
+  }
+
+  @Test
+  @Order(9)
+  void targetJoinsThenOneIsDecommissioned_slicesFollowTheirHolders_twoKilledStillReadByteExact() throws Exception {
+    ClusterMap before = cluster.map();
+    double reencoded = sum("granary_ec_objects_reencoded_total");
+    Map<String, Double> walks = placementWalks();
+    String added = cluster.local().addTarget(List.of());
+    ClusterMap joined = awaitPlaced(before, walks);
+    assertThat(sum("granary_ec_objects_reencoded_total")).as("objects whose holders changed were sent again")
+        .isGreaterThan(reencoded);
+    assertSlicesPlaced(before, joined);
+
+    // A target leaves: its objects go to new owners, which encode them; its slices are sent to the next holders.
+    String leaving = "t3";
+    walks = placementWalks();
+    walks.remove(leaving);
+    GranaryCli.Result set = GranaryCli.run(Duration.ofSeconds(100), "cluster", "set-state", leaving,
+        "decommissioned", "--endpoint", cluster.endpoint());
+    assertThat(set.exit()).as(set.all()).isZero();
+    GranaryCli.Result safe = GranaryCli.run(Duration.ofSeconds(120), "cluster", "node", leaving, "--wait-safe",
+        "--timeout", "110s", "--endpoint", cluster.endpoint());
+    assertThat(safe.exit()).as(safe.all()).isZero();
+    killed.add(leaving); // out of the map: its counters no longer count
+    ClusterMap left = awaitPlaced(joined, walks);
+    assertThat(left.targets()).doesNotContainKey(leaving);
+    assertSlicesPlaced(joined, left);
+
+    // Protection holds under the new shape: two targets killed, the new one among them, every object reads.
+    kill(added);
+    kill(left.targets().keySet().stream().filter(id -> !id.equals(added)).findFirst().orElseThrow());
+    for (String name : OBJECTS.keySet()) {
+      assertExact(name);
+    }
+  }
+
+  private static Map<String, Double> placementWalks() throws Exception {
+    Map<String, Double> walks = new LinkedHashMap<>();
+    for (String id : cluster.targetIds()) {
+      if (!killed.contains(id)) {
+        walks.put(id, metric(id, "granary_ec_placement_walks_total"));
+      }
+    }
+    return walks;
+  }
+
+  /**
+   * Waits for the rebalance after {@code before} to finish, then for every target in {@code walks} to have walked
+   * its buckets for the settled placement and every encode to be done; the map then.
+   */
+  private static ClusterMap awaitPlaced(ClusterMap before, Map<String, Double> walks) throws Exception {
+    long prev = before.rebalance() == null ? 0 : before.rebalance().id();
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(250)).until(() -> {
+      ClusterMap m = cluster.map();
+      return m.rebalance() != null && m.rebalance().id() > prev && m.settled();
+    });
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
+      for (var e : walks.entrySet()) {
+        if (metric(e.getKey(), "granary_ec_placement_walks_total") <= e.getValue()) {
+          return false;
+        }
+      }
+      return sum("granary_ec_queue_depth") == 0;
+    });
+    return cluster.map();
+  }
+
+  /**
+   * Every object's slices (or replicas) are on exactly the holders {@code after} names, slice k on the k-th, and on
+   * no other target of it; some objects' holders changed from {@code before}; the totals add up.
+   */
+  private static void assertSlicesPlaced(ClusterMap before, ClusterMap after) throws Exception {
+    int moved = 0;
+    for (String name : OBJECTS.keySet()) {
+      boolean replicas = OBJECTS.get(name)[0] < LIMIT;
+      int n = replicas ? P : D + P;
+      List<String> expected = ranked(after, name).subList(1, 1 + n).stream().map(Node::id).toList();
+      List<String> was = ranked(before, name).subList(1, 1 + n).stream().map(Node::id).toList();
+      moved += expected.equals(was) ? 0 : 1;
+      for (String id : after.targets().keySet()) {
+        JsonNode recs = records(id, name);
+        int k = expected.indexOf(id);
+        if (k < 0) {
+          assertThat(recs).as("%s holds no slice of %s (holders %s)", id, name, expected).isEmpty();
+        } else {
+          assertThat(recs).as("%s holds one slice of %s", id, name).hasSize(1);
+          assertThat(recs.get(0).path("index").asInt()).as("slice index of %s on %s", name, id)
+              .isEqualTo(replicas ? -1 : k);
+        }
+      }
+    }
+    assertThat(moved).as("objects whose holders the change moved").isPositive();
+    long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
+    assertThat(sum("granary_ec_slices_held")).isEqualTo(small * P + (OBJECTS.size() - small) * (D + P));
   }
 }

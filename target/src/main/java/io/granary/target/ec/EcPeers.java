@@ -57,6 +57,14 @@ final class EcPeers {
     return remove(on, "&keep=" + RequestPath.encodePath(keep), b, name);
   }
 
+  /**
+   * Removes the object's slices on {@code on}, but slice {@code index} of version {@code keep}: what a holder
+   * keeps when placement gave it another slice of the same version than before.
+   */
+  CompletableFuture<Void> removeOthers(Node on, BucketProps b, String name, String keep, int index) {
+    return remove(on, "&keep=" + RequestPath.encodePath(keep) + "&keepIndex=" + index, b, name);
+  }
+
   /** Removes the object's slices on {@code on} of versions not newer than {@code before} (epoch ms). */
   CompletableFuture<Void> removeUpTo(Node on, BucketProps b, String name, long before) {
     return remove(on, "&before=" + before, b, name);

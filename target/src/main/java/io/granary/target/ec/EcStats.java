@@ -13,6 +13,16 @@ public final class EcStats {
   final AtomicLong rebuilds = new AtomicLong();       // objects rebuilt from slices or a replica
   final AtomicLong rebuildFailures = new AtomicLong(); // rebuilds that could not be made (fewer than D slices, ...)
   final AtomicLong overflows = new AtomicLong();      // objects not queued (queue full): left to a walk
+  final AtomicLong reencoded = new AtomicLong();      // versions sent again: their holders changed with the map
+  final AtomicLong placementWalks = new AtomicLong(); // bucket walks done after a placement change settled
+
+  public long reencoded() {
+    return reencoded.get();
+  }
+
+  public long placementWalks() {
+    return placementWalks.get();
+  }
 
   public long encoded() {
     return encoded.get();

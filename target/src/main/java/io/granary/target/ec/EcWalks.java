@@ -36,14 +36,16 @@ final class EcWalks implements AutoCloseable {
   private final MirrorQueue queue;
   private final Unencoded unencoded;
   private final OrphanSweep sweep;
+  private final Runnable placementWalked;
   private final LinkedHashMap<String, BucketProps> asked = new LinkedHashMap<>(); // guarded
+  private final java.util.Set<String> placementAsked = new java.util.HashSet<>(); // guarded by asked
   private final Thread thread;
   private boolean sweepAsked; // guarded by asked
   private boolean closed; // guarded by asked
   private volatile boolean failedSinceWalk;
 
   EcWalks(String nodeId, ObjectStore store, ClusterMetadataHolder cluster, Function<BucketProps, BucketProps> current,
-      MirrorQueue queue, Unencoded unencoded, OrphanSweep sweep) {
+      MirrorQueue queue, Unencoded unencoded, OrphanSweep sweep, Runnable placementWalked) {
     this.nodeId = nodeId;
     this.store = store;
     this.cluster = cluster;
@@ -51,6 +53,7 @@ final class EcWalks implements AutoCloseable {
     this.queue = queue;
     this.unencoded = unencoded;
     this.sweep = sweep;
+    this.placementWalked = placementWalked;
     this.thread = new Thread(this::run, "ec-walk-" + nodeId);
     this.thread.setDaemon(true);
     this.thread.start();
@@ -74,6 +77,20 @@ final class EcWalks implements AutoCloseable {
   void requestAll() {
     cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
         .filter(b -> b.protection().ecData() > 0).forEach(this::request));
+  }
+
+  /**
+   * Asks for a walk of every erasure-coded bucket after a placement change settled (every object is on its new
+   * owner): objects whose holders changed are encoded again; each such walk done is counted.
+   */
+  void requestPlacement() {
+    cluster.snapshot().ifPresent(s -> s.buckets().buckets().values().stream()
+        .filter(b -> b.protection().ecData() > 0).forEach(b -> {
+          synchronized (asked) {
+            placementAsked.add(b.bucket().key() + "/" + b.id());
+          }
+          request(b);
+        }));
   }
 
   /** Asks for a sweep of the slices held here. */
@@ -134,7 +151,18 @@ final class EcWalks implements AutoCloseable {
     }
   }
 
-  private void walk(BucketProps asked) throws IOException, InterruptedException {
+  private void walk(BucketProps b) throws IOException, InterruptedException {
+    boolean placement;
+    synchronized (asked) {
+      placement = placementAsked.remove(b.bucket().key() + "/" + b.id());
+    }
+    walkBucket(b);
+    if (placement) {
+      placementWalked.run();
+    }
+  }
+
+  private void walkBucket(BucketProps asked) throws IOException, InterruptedException {
     BucketProps b = current.apply(asked);
     if (b == null || b.protection().ecData() == 0) {
       return;

@@ -20,7 +20,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,13 +38,18 @@ import org.slf4j.LoggerFactory;
  * Encodes one object on its owner: P replicas below {@code ec.objSizeLimit}, else D+P slices streamed through
  * {@link StripeEncoder} into work files next to the object (memory: (D+P) × cell size of direct buffers, whatever
  * the object's size), each sent zero-copy to its holder: the next D+P targets after the owner in HRW order. Then
- * the version is marked encoded here and older versions' slices are removed from the holders.
+ * the version is marked encoded here, with its holders, and older versions' slices are removed from the holders; a
+ * version marked for other holders than the map names now (a target joined or left) is encoded again, and its
+ * former holders drop theirs.
  *
  * <p>A worker thread runs it (it blocks on disk and network). An overwrite or delete meanwhile wins: the version
  * sent is marked only while it is still the object's current one (the overwrite's own commit queues the new one).
  */
 final class Encoder {
   private static final Logger log = LoggerFactory.getLogger(Encoder.class);
+  /** Targets ranked after the holders that are asked to drop the object's slices: where they were before a join. */
+  static final int FORMER = 2;
+  private static final long DROP_SECONDS = 30;
 
   /** What one call did. */
   enum Outcome { ENCODED, REPLICATED, DONE_ALREADY, SKIPPED, TOO_FEW_TARGETS, HOLDER_OFFLINE }
@@ -48,6 +62,7 @@ final class Encoder {
   private final EcPeers peers;
   private final EcStats stats;
   private final int cellSize;
+  private final Object[] stripes = new Object[64];
 
   Encoder(String nodeId, ObjectStore store, ClusterMetadataHolder cluster, Function<BucketProps, BucketProps> current,
       SliceStore slices, EcPeers peers, EcStats stats, int cellSize) {
@@ -59,10 +74,21 @@ final class Encoder {
     this.peers = peers;
     this.stats = stats;
     this.cellSize = cellSize;
+    for (int i = 0; i < stripes.length; i++) {
+      stripes[i] = new Object();
+    }
   }
 
   /** Encodes the object's current version unless done already, not owned here or no longer erasure coded. */
   Outcome encode(BucketProps asked, String name) throws IOException, InterruptedException {
+    // One encode of an object at a time: a walk may queue again an object a worker is encoding (the queue keeps
+    // each object once only while it waits); the second then finds it marked.
+    synchronized (stripes[Math.floorMod((asked.bucket().key() + "/" + name).hashCode(), stripes.length)]) {
+      return encodeNow(asked, name);
+    }
+  }
+
+  private Outcome encodeNow(BucketProps asked, String name) throws IOException, InterruptedException {
     BucketProps b = current.apply(asked);
     ClusterMetadataHolder.Snapshot s = cluster.snapshot().orElse(null);
     if (b == null || s == null || b.protection().ecData() == 0) {
@@ -98,30 +124,93 @@ final class Encoder {
     try (FileChannel ch = obj.channel()) {
       ObjectMeta meta = obj.meta();
       String version = SliceRecord.versionOf(meta);
-      if (slices.isEncoded(b, name, version)) {
+      boolean replicas = meta.size() < p.ecObjSizeLimit();
+      List<Node> to = replicas ? holders.subList(0, par) : holders;
+      List<String> was = slices.encodedFor(b, name, version);
+      if (ids(to).equals(was)) {
         return Outcome.DONE_ALREADY;
       }
       String record = SliceRecord.encodeMeta(meta);
       long mapVersion = s.map().version();
-      Outcome done;
-      if (meta.size() < p.ecObjSizeLimit()) {
-        replicate(b, name, ch, meta, version, record, holders.subList(0, par), d, par, mapVersion);
-        done = Outcome.REPLICATED;
+      if (replicas) {
+        replicate(b, name, ch, meta, version, record, to, d, par, mapVersion);
       } else {
-        slice(b, name, ch, meta, version, record, holders, d, par, mapVersion);
-        done = Outcome.ENCODED;
+        slice(b, name, ch, meta, version, record, to, d, par, mapVersion);
       }
       stats.encodeBytes.addAndGet(meta.size());
       ObjectMeta now = store.stat(b, name);
       if (now == null || !SliceRecord.versionOf(now).equals(version)) {
         return Outcome.SKIPPED; // overwritten or deleted meanwhile: the newer version wins
       }
-      slices.markEncoded(b, name, version, mapVersion);
-      for (Node h : holders) { // older versions' slices: best effort (a replica may replace slices, and back)
-        peers.removeOthers(h, b, name, version).exceptionally(e -> null);
+      slices.markEncoded(b, name, version, mapVersion, ids(to));
+      dropElsewhere(s, b, name, version, to, replicas, was);
+      if (was != null) {
+        stats.reencoded.incrementAndGet();
+        log.info("node={} bucket={} object={}: slices sent again for a placement change: {} -> {}", nodeId,
+            b.bucket(), name, was, ids(to));
       }
-      (done == Outcome.ENCODED ? stats.encoded : stats.replicated).incrementAndGet();
-      return done;
+      (replicas ? stats.replicated : stats.encoded).incrementAndGet();
+      return replicas ? Outcome.REPLICATED : Outcome.ENCODED;
+    }
+  }
+
+  /**
+   * Whether the object's current version is encoded for the holders the map names now (false also when it has too
+   * few targets: the encode says why). What a walk asks after a placement change.
+   */
+  boolean placed(BucketProps b, String name, ObjectMeta meta) {
+    ClusterMetadataHolder.Snapshot s = cluster.snapshot().orElse(null);
+    if (s == null) {
+      return true;
+    }
+    Protection p = b.protection();
+    List<Node> ranked = s.placement().ranked(PlacementKey.digest(b.bucket(), name), p.ecData() + p.ecParity() + 1);
+    if (ranked.size() < p.ecData() + p.ecParity() + 1) {
+      return false;
+    }
+    List<Node> holders = ranked.subList(1, ranked.size());
+    List<Node> to = meta.size() < p.ecObjSizeLimit() ? holders.subList(0, p.ecParity()) : holders;
+    return ids(to).equals(slices.encodedFor(b, name, SliceRecord.versionOf(meta)));
+  }
+
+  private static List<String> ids(List<Node> nodes) {
+    return nodes.stream().map(Node::id).toList();
+  }
+
+  /**
+   * After every holder committed this version: each keeps only its own slice of it (older versions go, and the
+   * slice of another index that a previous placement gave it), and targets that are no holders now drop what they
+   * hold of the object: those the previous mark names, and the {@value #FORMER} targets ranked right after the
+   * holders, where a previous owner's holders were when a target joined or left (an object that came here by
+   * rebalance has no mark here). This owner keeps no slice of its own object either. Waited for, bounded: while
+   * it runs, the object counts in the queue's depth. Best effort: what a target down now keeps, the sweep removes.
+   */
+  private void dropElsewhere(ClusterMetadataHolder.Snapshot s, BucketProps b, String name, String version,
+      List<Node> to, boolean replicas, List<String> was) throws IOException, InterruptedException {
+    List<CompletableFuture<Void>> asked = new ArrayList<>();
+    for (int k = 0; k < to.size(); k++) {
+      asked.add(peers.removeOthers(to.get(k), b, name, version, replicas ? SliceRecord.REPLICA : k));
+    }
+    Set<String> keep = new HashSet<>(ids(to));
+    keep.add(nodeId);
+    Map<String, Node> former = new LinkedHashMap<>();
+    for (Node n : s.placement().ranked(PlacementKey.digest(b.bucket(), name), to.size() + 1 + FORMER)) {
+      former.put(n.id(), n);
+    }
+    if (was != null) {
+      was.forEach(id -> Optional.ofNullable(s.map().targets().get(id)).ifPresent(n -> former.put(id, n)));
+    }
+    for (Node n : former.values()) {
+      if (!keep.contains(n.id()) && n.state() == NodeState.ACTIVE) {
+        asked.add(peers.removeUpTo(n, b, name, Long.MAX_VALUE));
+      }
+    }
+    slices.remove(b, name, r -> true);
+    try {
+      CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new)).get(DROP_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      log.info("node={} bucket={} object={}: not every former holder dropped its slices now (the sweep does): {}",
+          nodeId, b.bucket(), name, e.toString());
     }
   }
 

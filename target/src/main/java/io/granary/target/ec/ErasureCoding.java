@@ -41,6 +41,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   public static final int DEFAULT_CELL_SIZE = 256 << 10;
   /** Rebuilds at once (reads wait for them); more wait in line, up to {@code 64}, then 503 Busy. */
   static final int REBUILD_THREADS = 4;
+  /** How long a validation repair waits for its rebuild: longer than any rebuild that is progressing. */
+  private static final long REBUILD_WAIT_MINUTES = 10;
 
   private final String nodeId;
   private final ClusterMetadataHolder cluster;
@@ -70,9 +72,10 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
           walks().request(n.bucket());
         });
     this.rebuilds = new BoundedExecutor("ec-rebuild-" + nodeId, REBUILD_THREADS, 64);
+    // unencoded: the current version not encoded, or encoded for holders other than those the map names now
     this.walks = new EcWalks(nodeId, store, cluster, current, queue, (b, name, meta) -> ownsHere(b, name)
-        && !slices.isEncoded(b, name, SliceRecord.versionOf(meta)), new OrphanSweep(nodeId, store, cluster, slices,
-        peers));
+        && !encoder.placed(b, name, meta), new OrphanSweep(nodeId, store, cluster, slices, peers),
+        stats.placementWalks::incrementAndGet);
     store.addCommitListener(this);
   }
 
@@ -91,12 +94,13 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   /** What {@code GET /v1/ec} answers. */
   public record Report(String target, int queueDepth, long slicesHeld, long encoded, long replicated,
-      long encodeFailures, long rebuilds, long rebuildFailures) {
+      long encodeFailures, long rebuilds, long rebuildFailures, long reencoded, long placementWalks) {
   }
 
   public Report report() {
     return new Report(nodeId, queue.depth(), slices.held(), stats.encoded(), stats.replicated(),
-        stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures());
+        stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures(), stats.reencoded(),
+        stats.placementWalks());
   }
 
   @Override
@@ -137,10 +141,22 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   /**
    * The cluster map changed: when more targets are active than before (one came back, one joined), what was left
-   * unencoded for want of a holder is encoded now.
+   * unencoded for want of a holder is encoded now. Once a placement change has settled (a target joined, left or
+   * was decommissioned, and the rebalance that followed finished everywhere: every object is on its owner), every
+   * erasure-coded bucket is walked and each object whose holders changed is encoded again for the new ones, which
+   * then tells the former holders to drop theirs ({@link Encoder}); an object that came here by rebalance was queued
+   * by its commit already.
    */
   public void mapChanged(io.granary.clustermap.ClusterMap old, io.granary.clustermap.ClusterMap now) {
-    if (old != null && active(now) > active(old)) {
+    if (old == null) {
+      return;
+    }
+    if (now.settled() && (!old.settled() || !old.placementSignature().equals(now.placementSignature()))) {
+      log.info("node={} placement settled at map version {}: erasure-coded buckets walked for moved holders", nodeId,
+          now.version());
+      walks.requestPlacement();
+      walks.requestSweep();
+    } else if (active(now) > active(old)) {
       walks.requestAll();
       walks.requestSweep(); // deletes made while a holder was away left its slices
     }
@@ -199,6 +215,39 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       }
     });
     return mine;
+  }
+
+  /**
+   * Rebuilds the main copy of an object this target owns from its slices and commits it, waiting for the rebuild
+   * (one per object: a read rebuilding it meanwhile is the same one). What validation falls back to when no intact
+   * copy is left here ({@code MainCopyRebuild}). Blocking: disk and scrub threads only, never an event loop.
+   *
+   * @return whether the main copy was rebuilt; false for a bucket without EC, an object owned elsewhere, or too few
+   *     slices reachable (the reason is logged)
+   */
+  public boolean rebuildMain(BucketProps b, String name) throws IOException {
+    if (b.protection().ecData() == 0 || !ownsHere(b, name)) {
+      return false;
+    }
+    try {
+      Rebuilder.Result r = restore(b, name).get(REBUILD_WAIT_MINUTES, java.util.concurrent.TimeUnit.MINUTES);
+      if (r.kind() != Rebuilder.Kind.REBUILT) {
+        rebuildFailed();
+        log.warn("node={} bucket={} object={}: not rebuilt from slices: {}", nodeId, b.bucket(), name,
+            r.kind() == Rebuilder.Kind.NONE ? "no slice of it is held anywhere" : r.message());
+      }
+      return r.kind() == Rebuilder.Kind.REBUILT;
+    } catch (java.util.concurrent.ExecutionException e) {
+      rebuildFailed();
+      throw new IOException("rebuilding " + b.bucket() + "/" + name + " from its slices failed: "
+          + ControlClient.cause(e), ControlClient.cause(e));
+    } catch (java.util.concurrent.TimeoutException e) {
+      rebuildFailed();
+      return false; // still running: it commits when done, the caller counts this one unrepaired
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   void rebuildFailed() {

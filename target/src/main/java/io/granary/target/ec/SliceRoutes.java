@@ -47,8 +47,9 @@ import java.util.function.Supplier;
  * GET    /v1/ec/records/BUCKET/OBJECT?provider=P    {"records":[...]}: every slice record of the object held here
  * GET    /v1/ec/current/BUCKET/OBJECT?provider=P    {"version":V,"deletedAt":MS}: the object's version here (its
  *        owner), or null and when it was deleted; 404 when neither is known
- * DELETE /v1/ec/slices/BUCKET/OBJECT?provider=P[&amp;keep=V][&amp;before=MS]   removes the object's slices here
- *        (but version V's, and versions newer than MS: a delete never takes a version written after it)
+ * DELETE /v1/ec/slices/BUCKET/OBJECT?provider=P[&amp;keep=V[&amp;keepIndex=K]][&amp;before=MS]   removes the
+ *        object's slices here (but version V's, or only its slice K, and versions newer than MS: a delete never
+ *        takes a version written after it)
  * GET    /v1/ec                                     this target's counters and queue
  * </pre>
  */
@@ -175,7 +176,17 @@ public final class SliceRoutes implements Router {
     } catch (NumberFormatException e) {
       throw BadRequestException.invalidArgument("?before= must be epoch milliseconds");
     }
-    disk.submit(() -> slices.remove(t.bucket(), t.name(), r -> !r.version().equals(keep) && r.mtime() <= before))
+    Integer keepIndex;
+    try {
+      keepIndex = ex.queryParam("keepIndex") == null ? null : Integer.valueOf(ex.queryParam("keepIndex"));
+    } catch (NumberFormatException e) {
+      throw BadRequestException.invalidArgument("?keepIndex= must be a slice index");
+    }
+    if (keepIndex != null && keep == null) {
+      throw BadRequestException.invalidArgument("?keepIndex= needs ?keep=");
+    }
+    disk.submit(() -> slices.remove(t.bucket(), t.name(), r -> !(r.version().equals(keep)
+        && (keepIndex == null || r.index() == keepIndex)) && r.mtime() <= before))
         .whenComplete((n, err) -> {
           if (err != null) {
             ex.sendError(StorageErrors.of("removing slices of " + t.name(), ControlClient.cause(err)));

@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code VERSION.INDEX.slice}: the slice's bytes ({@code INDEX} = {@code r} for a replica);</li>
  *   <li>{@code VERSION.INDEX.json}: its {@link SliceRecord}, written last: a slice without its record does not
  *       exist (a crash between the two leaves a file the next receipt of that slice replaces);</li>
- *   <li>{@code VERSION.encoded}: on the owner, that this version was sent to its holders (the map version);</li>
+ *   <li>{@code VERSION.encoded}: on the owner, that this version was sent to its holders: the map version, then on a
+ *       second line the holders' ids in slice order, which a placement change compares with where they should be
+ *       now;</li>
  *   <li>{@code MS.deleted}: on the owner, that the object was deleted at MS (epoch ms): what lets a holder that was
  *       away drop the slices the delete could not reach ({@link OrphanSweep}), and nothing else.</li>
  * </ul>
@@ -291,13 +293,18 @@ public final class SliceStore {
     return n;
   }
 
-  /** Records on the owner that {@code version} of the object was encoded under map {@code mapVersion}. */
-  public void markEncoded(BucketProps b, String name, String version, long mapVersion) throws IOException {
+  /**
+   * Records on the owner that {@code version} of the object was encoded under map {@code mapVersion} and sent to
+   * {@code holders} (their ids, in slice order).
+   */
+  public void markEncoded(BucketProps b, String name, String version, long mapVersion, List<String> holders)
+      throws IOException {
     Path dir = objectDir(home(b, name), b, name);
     synchronized (lock(b, name)) {
       clearMarks(b, name);
       FileOps.createDirectories(dir);
-      writeDurably(dir, version + ENCODED, Long.toString(mapVersion).getBytes(StandardCharsets.US_ASCII));
+      writeDurably(dir, version + ENCODED, (mapVersion + "\n" + String.join(",", holders))
+          .getBytes(StandardCharsets.US_ASCII));
       FileOps.syncDirectory(dir);
     }
   }
@@ -310,6 +317,25 @@ public final class SliceStore {
       }
     }
     return false;
+  }
+
+  /**
+   * The holders {@code version} of the object was sent to, in slice order, when it is marked encoded here; null
+   * when it is not; empty for a mark that names none (unreadable: encoded again to be sure).
+   */
+  public List<String> encodedFor(BucketProps b, String name, String version) {
+    for (Mountpath mp : store.mountpathSet().readable()) {
+      Path f = objectDir(mp, b, name).resolve(version + ENCODED);
+      try {
+        String[] lines = Files.readString(f, StandardCharsets.US_ASCII).split("\n", 2);
+        return lines.length < 2 || lines[1].isBlank() ? List.of() : List.of(lines[1].trim().split(","));
+      } catch (NoSuchFileException e) {
+        // not on this mountpath
+      } catch (IOException e) {
+        return List.of();
+      }
+    }
+    return null;
   }
 
   /** Removes the object's encoded marks here (it must be encoded again). */

@@ -84,9 +84,11 @@ public final class TargetMetrics {
           cb.call(s.getFailures(), "get");
           cb.call(s.scrubFailures(), "scrub");
         });
-    m.counter("validation_repairs", "Corrupt copies repaired: from an intact copy on this target (mirror), or dropped "
-        + "so the next GET fetches the object from its remote (remote)", new String[] {"from"}, cb -> {
+    m.counter("validation_repairs", "Corrupt copies repaired: from an intact copy on this target (mirror), rebuilt "
+        + "from erasure-coding slices on other targets (ec), or dropped so the next GET fetches the object from its "
+        + "remote (remote)", new String[] {"from"}, cb -> {
           cb.call(s.mirrorRepairs(), "mirror");
+          cb.call(s.ecRepairs(), "ec");
           cb.call(s.remoteRepairs(), "remote");
         });
     m.counter("validation_unrepairable", "Objects found corrupt with no intact copy and no remote to repair from",
@@ -132,6 +134,10 @@ public final class TargetMetrics {
     m.gauge("ec_queue_depth", "Objects waiting to be erasure coded or being encoded", ec::queueDepth);
     m.counter("ec_queue_overflows", "Objects left out of a full encode queue, to a walk of their bucket",
         s::overflows);
+    m.counter("ec_objects_reencoded", "Object versions sent again because the map moved their holders (a target "
+        + "joined, left or was decommissioned); the former holders dropped theirs", s::reencoded);
+    m.counter("ec_placement_walks", "Walks of an erasure-coded bucket done after a placement change settled",
+        s::placementWalks);
   }
 
   /** Cold GETs, cache hits and misses per provider; fetches in flight and their waiters. */

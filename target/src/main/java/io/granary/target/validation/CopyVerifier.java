@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Repair, in order of cost: with an intact copy left, the bad ones are quarantined ({@link Quarantine}: moved
  * aside, records kept) and mirroring restores them from it ({@link MirrorRepair#ensure}: the same routine that
- * restores a lost disk's copies); a remote bucket's cached object with no intact copy is dropped, every copy, so the
- * next GET fetches it again from the remote; a local object with no intact copy is left as it is, counted and
+ * restores a lost disk's copies); an erasure-coded object with no intact copy here is quarantined and rebuilt by its
+ * owner from the slices (or replicas) other targets hold ({@link MainCopyRebuild}), as is one whose main file is
+ * missing or short; a remote bucket's cached object with no intact copy is dropped, every copy, so the next GET
+ * fetches it again from the remote; a local object with no intact copy and no slices is left as it is, counted and
  * logged as unrepairable (moving its only bytes aside would turn every GET into a 503 and lose the evidence; the
  * GET path keeps refusing to serve it whole). A missing or short file beside an intact copy is restored the same
  * way (nothing to hash); copies of other versions are left to mirroring, which handles them already.
@@ -39,7 +41,7 @@ public final class CopyVerifier {
   public enum Outcome {
     /** Every copy hashed to its checksum. */
     CLEAN,
-    /** Bad copies were quarantined and restored from an intact one. */
+    /** Bad copies were quarantined and restored from an intact one, or rebuilt from EC slices. */
     REPAIRED,
     /** No intact copy; the remote bucket's cached object was dropped, the next GET fetches it. */
     REFETCH,
@@ -64,14 +66,18 @@ public final class CopyVerifier {
   private final Quarantine quarantine;
   private final Mirroring mirroring;
   private final ValidationStats stats;
+  private final MainCopyRebuild slices;
 
-  public CopyVerifier(String nodeId, ObjectStore store, Mirroring mirroring, ValidationStats stats) {
+  /** @param slices rebuilds a main copy from other targets when none is intact here ({@link MainCopyRebuild#NONE}) */
+  public CopyVerifier(String nodeId, ObjectStore store, Mirroring mirroring, ValidationStats stats,
+      MainCopyRebuild slices) {
     this.nodeId = nodeId;
     this.store = store;
     this.copies = new MirrorCopies(store);
     this.quarantine = new Quarantine(store);
     this.mirroring = mirroring;
     this.stats = stats;
+    this.slices = slices;
   }
 
   public ValidationStats stats() {
@@ -127,6 +133,10 @@ public final class CopyVerifier {
         return new Verdict(r.outcome() == MirrorRepair.Outcome.FAILED ? Outcome.UNREPAIRABLE : Outcome.REPAIRED,
             checked, bytes, 0);
       }
+      if (missing > 0 && bucket.protection().ecData() > 0) { // nothing intact here: the slices have it
+        return new Verdict(rebuild(bucket, name, List.of(), "missing") ? Outcome.REPAIRED : Outcome.UNREPAIRABLE,
+            checked, bytes, 0);
+      }
       return new Verdict(Outcome.CLEAN, checked, bytes, 0);
     }
     return new Verdict(repair(bucket, name, loc, version, good, bad), checked, bytes, bad.size());
@@ -135,14 +145,7 @@ public final class CopyVerifier {
   private Outcome repair(BucketProps bucket, String name, ObjectLocation loc, ObjectMeta version,
       List<MirrorCopies.Held> good, List<MirrorCopies.Held> bad) throws IOException {
     if (!good.isEmpty()) {
-      List<Path> moved = new ArrayList<>();
-      for (MirrorCopies.Held h : bad) {
-        Path to = quarantine.quarantine(loc, h.mountpath(), version);
-        if (to != null) {
-          moved.add(to);
-          stats.quarantined.incrementAndGet();
-        }
-      }
+      List<Path> moved = quarantine(loc, version, bad);
       MirrorRepair.Result r = mirroring.repairNow(bucket, name);
       boolean ok = r.outcome() != MirrorRepair.Outcome.FAILED;
       (ok ? stats.mirrorRepairs : stats.unrepairable).addAndGet(ok ? bad.size() : 1);
@@ -150,6 +153,10 @@ public final class CopyVerifier {
           nodeId, bucket.bucket(), name, moved.size(), moved.size() == 1 ? "y" : "ies", moved,
           good.get(0).mountpath(), r.outcome());
       return ok ? Outcome.REPAIRED : Outcome.UNREPAIRABLE;
+    }
+    if (bucket.protection().ecData() > 0) {
+      List<Path> moved = quarantine(loc, version, bad);
+      return rebuild(bucket, name, moved, "corrupt") ? Outcome.REPAIRED : Outcome.UNREPAIRABLE;
     }
     if (bucket.isRemote()) {
       long freed = store.evict(loc, version.mtime(), atime -> true);
@@ -162,5 +169,36 @@ public final class CopyVerifier {
     log.error("node={} bucket={} object={}: no intact copy on this target and no remote: unrepairable, left in place "
         + "(GETs with validation refuse it)", nodeId, bucket.bucket(), name);
     return Outcome.UNREPAIRABLE;
+  }
+
+  /** Moves the bad copies aside; where they went. */
+  private List<Path> quarantine(ObjectLocation loc, ObjectMeta version, List<MirrorCopies.Held> bad)
+      throws IOException {
+    List<Path> moved = new ArrayList<>();
+    for (MirrorCopies.Held h : bad) {
+      Path to = quarantine.quarantine(loc, h.mountpath(), version);
+      if (to != null) {
+        moved.add(to);
+        stats.quarantined.incrementAndGet();
+      }
+    }
+    return moved;
+  }
+
+  /**
+   * Rebuilds the main copy from the slices other targets hold (the bad copies are quarantined already: a rebuild
+   * that fails leaves a missing file, which the next read or scrub rebuilds again, and the evidence aside).
+   */
+  private boolean rebuild(BucketProps bucket, String name, List<Path> moved, String why) throws IOException {
+    boolean ok = slices.rebuild(bucket, name);
+    (ok ? stats.ecRepairs : stats.unrepairable).incrementAndGet();
+    if (ok) {
+      log.info("node={} bucket={} object={}: main copy {} (quarantined: {}), rebuilt from its EC slices", nodeId,
+          bucket.bucket(), name, why, moved);
+    } else {
+      log.error("node={} bucket={} object={}: main copy {} (quarantined: {}) and no intact copy here; rebuilding it "
+          + "from its EC slices failed: unrepairable for now", nodeId, bucket.bucket(), name, why, moved);
+    }
+    return ok;
   }
 }

@@ -10,6 +10,7 @@ public final class ValidationStats {
   final AtomicLong getFailures = new AtomicLong();     // found by a warm GET
   final AtomicLong scrubFailures = new AtomicLong();   // found by a scrub
   final AtomicLong mirrorRepairs = new AtomicLong();   // bad copies replaced from an intact copy on this target
+  final AtomicLong ecRepairs = new AtomicLong();       // main copies rebuilt from EC slices on other targets
   final AtomicLong remoteRepairs = new AtomicLong();   // cached copies dropped: the remote serves the next GET
   final AtomicLong unrepairable = new AtomicLong();    // objects with no intact copy and no remote
   final AtomicLong quarantined = new AtomicLong();     // files moved into a quarantine directory
@@ -24,6 +25,10 @@ public final class ValidationStats {
 
   public long mirrorRepairs() {
     return mirrorRepairs.get();
+  }
+
+  public long ecRepairs() {
+    return ecRepairs.get();
   }
 
   public long remoteRepairs() {

@@ -95,8 +95,12 @@ class SliceRoutesTest {
   }
 
   private static SliceRecord record(String bucketId, String sum) {
+    return record(bucketId, sum, 2);
+  }
+
+  private static SliceRecord record(String bucketId, String sum, int index) {
     ObjectMeta m = new ObjectMeta(100, ChecksumType.XXHASH64, "0123456789abcdef", 42);
-    return new SliceRecord("ais", "coded", bucketId, "a/b", 2, 4, 2, 1024, 100, SliceRecord.versionOf(m), 42,
+    return new SliceRecord("ais", "coded", bucketId, "a/b", index, 4, 2, 1024, 100, SliceRecord.versionOf(m), 42,
         SliceRecord.encodeMeta(m), SLICE.length, sum, 1);
   }
 
@@ -172,6 +176,27 @@ class SliceRoutesTest {
     assertThat(listed.path("records")).hasSize(1);
     assertThat(listed.path("records").get(0).path("index").asInt()).isEqualTo(2);
     assertThat(workFiles()).isZero();
+  }
+
+  @Test
+  void removeKeepingOneIndex_dropsTheOtherSlicesOfThatVersion_keepIndexAloneIsA400() throws Exception {
+    for (int k : new int[] {1, 3}) {
+      FullHttpResponse r = put(header(record("b1d", xxh(SLICE), k)), SLICE, SLICE.length);
+      assertThat(r.status().code()).isEqualTo(200);
+      r.release();
+    }
+    String version = record("b1d", xxh(SLICE)).version();
+    String base = "DELETE " + SliceRoutes.SLICES + "coded/a%2Fb?provider=ais";
+    FullHttpResponse bad = exchange(base + "&keepIndex=3 HTTP/1.1\r\nHost: t\r\n\r\n", new byte[0]);
+    assertThat(bad.status().code()).isEqualTo(400);
+    bad.release();
+    assertThat(slices.held(BUCKET, "a/b")).as("a refused delete removes nothing").hasSize(2);
+
+    JsonNode removed = json(exchange(base + "&keep=" + io.granary.common.http.RequestPath.encodePath(version)
+        + "&keepIndex=3 HTTP/1.1\r\nHost: t\r\n\r\n", new byte[0]));
+    assertThat(removed.path("removed").asInt()).isEqualTo(1);
+    assertThat(slices.held(BUCKET, "a/b")).singleElement().satisfies(h -> assertThat(h.record().index())
+        .isEqualTo(3));
   }
 
   @Test

@@ -142,10 +142,14 @@ class SliceStoreTest {
 
   @Test
   void encodedMarks_areDurableUntilCleared() throws Exception {
-    slices.markEncoded(BUCKET, "o", "100-abc", 3);
+    slices.markEncoded(BUCKET, "o", "100-abc", 3, List.of("t3", "t1", "t7"));
     assertThat(slices.isEncoded(BUCKET, "o", "100-abc")).isTrue();
+    assertThat(slices.encodedFor(BUCKET, "o", "100-abc")).as("the holders, in slice order")
+        .containsExactly("t3", "t1", "t7");
+    assertThat(slices.encodedFor(BUCKET, "o", "200-abc")).isNull();
     assertThat(slices.isEncoded(BUCKET, "o", "200-abc")).isFalse();
-    slices.markEncoded(BUCKET, "o", "200-abc", 4);
+    slices.markEncoded(BUCKET, "o", "200-abc", 4, List.of("t2", "t4"));
+    assertThat(slices.encodedFor(BUCKET, "o", "200-abc")).containsExactly("t2", "t4");
     assertThat(slices.isEncoded(BUCKET, "o", "100-abc")).as("one version marked at a time").isFalse();
     slices.clearMarks(BUCKET, "o", 150);
     assertThat(slices.isEncoded(BUCKET, "o", "200-abc")).as("a delete at 150 leaves what was written after")

@@ -40,7 +40,7 @@ class CopyVerifierTest {
     f = new MirrorFixture(tmp, 3, copies);
     mirroring = new Mirroring("t1", f.store, f::current, 1, 64);
     stats = new ValidationStats();
-    verifier = new CopyVerifier("t1", f.store, mirroring, stats);
+    verifier = new CopyVerifier("t1", f.store, mirroring, stats, MainCopyRebuild.NONE);
   }
 
   @AfterEach

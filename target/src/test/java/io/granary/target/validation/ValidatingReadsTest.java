@@ -65,7 +65,7 @@ class ValidatingReadsTest {
     mirroring = new Mirroring("t1", f.store, f::current, 1, 64);
     disk = new BoundedExecutor("disk-test", 2, 64);
     stats = new ValidationStats();
-    reads = new ValidatingReads("t1", disk, new CopyVerifier("t1", f.store, mirroring, stats));
+    reads = new ValidatingReads("t1", disk, new CopyVerifier("t1", f.store, mirroring, stats, MainCopyRebuild.NONE));
     ch = new EmbeddedChannel();
     ch.pipeline()
         .addLast("http", new HttpServerCodec())
