@@ -9,13 +9,13 @@ import io.granary.clustermap.hrw.PlacementKey;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.ec.ReedSolomon;
 import io.granary.ec.StripeEncoder;
+import io.granary.target.checksum.FileHashing;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredObject;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -216,21 +216,9 @@ final class Encoder {
 
   private void replicate(BucketProps b, String name, FileChannel ch, ObjectMeta meta, String version,
       String record, List<Node> to, int d, int par, long mapVersion) throws IOException, InterruptedException {
-    HashedChannel sum = HashedChannel.writing(DISCARD, ChecksumType.XXHASH64);
-    java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64 << 10); // small objects only (below the size limit)
-    long pos = 0;
-    while (pos < meta.size()) {
-      buf.clear();
-      int n = ch.read(buf, pos);
-      if (n < 0) {
-        throw new IOException("object file ended at " + pos + " of " + meta.size() + " bytes");
-      }
-      buf.flip();
-      sum.write(buf);
-      pos += n;
-    }
+    String sum = FileHashing.hash(ch, meta.size(), ChecksumType.XXHASH64);
     SliceRecord r = new SliceRecord(b.bucket().provider().wireName(), b.bucket().name(), b.id(), name,
-        SliceRecord.REPLICA, d, par, cellSize, meta.size(), version, meta.mtime(), record, meta.size(), sum.hex(),
+        SliceRecord.REPLICA, d, par, cellSize, meta.size(), version, meta.mtime(), record, meta.size(), sum,
         mapVersion);
     for (Node n : to) {
       peers.send(n, b, name, r, ch, mapVersion);
@@ -275,23 +263,4 @@ final class Encoder {
       }
     }
   }
-
-  /** Where a replica's checksum pass writes: nowhere. */
-  private static final WritableByteChannel DISCARD = new WritableByteChannel() {
-    @Override
-    public int write(java.nio.ByteBuffer src) {
-      int n = src.remaining();
-      src.position(src.limit());
-      return n;
-    }
-
-    @Override
-    public boolean isOpen() {
-      return true;
-    }
-
-    @Override
-    public void close() {
-    }
-  };
 }

@@ -1,6 +1,7 @@
 package io.granary.target.validation;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.target.checksum.FileHashing;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.mirror.MirrorRepair;
 import io.granary.target.mirror.Mirroring;

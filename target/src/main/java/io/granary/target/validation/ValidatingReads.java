@@ -6,6 +6,7 @@ import io.granary.common.error.InternalErrorException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.ByteRange;
 import io.granary.common.http.HttpExchange;
+import io.granary.target.checksum.FileHashing;
 import io.granary.target.http.WarmValidation;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.StoredObject;

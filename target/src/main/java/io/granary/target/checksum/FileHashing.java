@@ -1,7 +1,6 @@
-package io.granary.target.validation;
+package io.granary.target.checksum;
 
 import io.granary.clustermap.bucket.ChecksumType;
-import io.granary.target.checksum.ContentHasher;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,7 +12,7 @@ import java.nio.file.StandardOpenOption;
  * Hashes a stored file with positional reads through one direct buffer per disk thread: memory per hash is
  * {@link #BUFFER} bytes whatever the object's size, and nothing passes through the heap. Disk threads only.
  */
-final class FileHashing {
+public final class FileHashing {
   /** Bytes read at once: large enough for sequential disk reads, small enough to keep per thread. */
   static final int BUFFER = 256 << 10;
   private static final ThreadLocal<ByteBuffer> BUF = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BUFFER));
@@ -21,7 +20,7 @@ final class FileHashing {
   private FileHashing() {}
 
   /** The checksum of the first {@code size} bytes of {@code ch} as lowercase hex; a shorter file is an error. */
-  static String hash(FileChannel ch, long size, ChecksumType type) throws IOException {
+  public static String hash(FileChannel ch, long size, ChecksumType type) throws IOException {
     ContentHasher h = ContentHasher.of(type);
     ByteBuffer buf = BUF.get();
     long pos = 0;
@@ -40,7 +39,7 @@ final class FileHashing {
   }
 
   /** {@link #hash} of the file at {@code file}. */
-  static String hash(Path file, long size, ChecksumType type) throws IOException {
+  public static String hash(Path file, long size, ChecksumType type) throws IOException {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       return hash(ch, size, type);
     }
