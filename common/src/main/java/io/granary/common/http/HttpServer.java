@@ -96,6 +96,7 @@ public final class HttpServer implements AutoCloseable {
         .channel(transport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
+        .handler(new AcceptFailures(nodeId, counters))
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         // Room for a relayed burst (a proxy streams what it reads from a target): with Netty's 64 KiB default,

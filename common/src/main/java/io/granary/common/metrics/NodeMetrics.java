@@ -122,6 +122,8 @@ public final class NodeMetrics {
           cb.call(c.headTimeouts(), "head");
           cb.call(c.bodyTimeouts(), "body");
         });
+    counter("http_accept_failures", "Connections the listener could not accept (accept(2) failed: above all the "
+        + "open-file limit reached); accepting pauses a second after each", c::acceptFailures);
   }
 
   private static double map(ClusterMetadataHolder holder, ToDoubleFunction<ClusterMap> fact) {
