@@ -2,6 +2,7 @@ package io.granary.target.coldget;
 
 import io.granary.backend.RemoteObject;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.target.http.GrowingFile;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectLocation;
 import java.io.IOException;
@@ -19,7 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>The work file's channel stays open while the fetch runs or any client still reads it (it survives the rename
  * that commits the object); the last one out closes it.
  */
-public final class Fetch {
+public final class Fetch implements GrowingFile {
   private final BucketProps bucket;
   private final ObjectLocation location;
   private final Path workFile;
@@ -58,6 +59,7 @@ public final class Fetch {
   }
 
   /** Completes with the committed metadata, or fails (remote error, bad checksum, no space). */
+  @Override
   public CompletableFuture<ObjectMeta> finished() {
     return finished;
   }
@@ -68,6 +70,7 @@ public final class Fetch {
   }
 
   /** Bytes from offset 0 that may be sent to clients now. */
+  @Override
   public long available() {
     return available;
   }
@@ -78,6 +81,7 @@ public final class Fetch {
   }
 
   /** The work file, open for reading; valid between {@link #acquire} and {@link #release}. */
+  @Override
   public FileChannel channel() {
     return channel;
   }
@@ -97,6 +101,7 @@ public final class Fetch {
   }
 
   /** Unregisters a reader (or the fetch itself); the last one closes the work file's channel. */
+  @Override
   public void release() {
     FileChannel toClose = null;
     synchronized (this) {
@@ -120,7 +125,8 @@ public final class Fetch {
   }
 
   /** A GET that {@linkplain #expectFirstBytes joined} has its response head and first bytes out, or never will. */
-  synchronized void firstBytesSent() {
+  @Override
+  public synchronized void firstBytesSent() {
     if (awaitingFirstBytes > 0 && --awaitingFirstBytes == 0) {
       notifyAll();
     }
@@ -146,10 +152,12 @@ public final class Fetch {
   }
 
   /** Calls {@code listener} whenever more bytes become available or the fetch ends (any thread). */
+  @Override
   public void listen(Runnable listener) {
     listeners.add(listener);
   }
 
+  @Override
   public void unlisten(Runnable listener) {
     listeners.remove(listener);
   }

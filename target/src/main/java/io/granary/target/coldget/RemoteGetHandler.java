@@ -8,6 +8,7 @@ import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.http.ByteRange;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
+import io.granary.target.http.GrowingFileResponse;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.ObjectGetHandler;
 import io.granary.target.http.WarmValidation;
@@ -38,7 +39,7 @@ public final class RemoteGetHandler implements RequestHandler {
   private final ObjectApi api;
   private final ColdObjects cold;
   private final ObjectGetHandler warm;
-  private ColdResponse streaming;
+  private GrowingFileResponse streaming;
 
   public RemoteGetHandler(ObjectApi api, ColdObjects cold) {
     this(api, cold, WarmValidation.OFF);
@@ -178,7 +179,7 @@ public final class RemoteGetHandler implements RequestHandler {
           passThrough(ex, bucket, object, head, from, to - from);
           return;
         }
-        streaming = new ColdResponse(ex, fetch, head, from, to);
+        streaming = new GrowingFileResponse(ex, fetch, head, from, to);
         handedOver = true;
         streams = true; // the response tells the fetch when its first bytes are out
         streaming.start();

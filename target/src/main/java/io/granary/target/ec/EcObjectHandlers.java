@@ -11,6 +11,7 @@ import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.membership.ObjectOwner;
+import io.granary.target.http.GrowingFileResponse;
 import io.granary.target.http.ObjectApi;
 import io.granary.target.http.ObjectGetHandler;
 import io.granary.target.http.ObjectHandlers;
@@ -19,7 +20,12 @@ import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.StoredObject;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
@@ -31,8 +37,11 @@ import java.util.function.Function;
  *
  * <ul>
  *   <li>On the owner, a GET or HEAD whose main copy is not usable (no record while the map is settled, or a file
- *       missing or of the wrong size: one open and one fstat, as a mirrored read does) first rebuilds it from its
- *       slices and commits it ({@link Rebuilder#restore}); then the usual handlers serve it.</li>
+ *       missing or of the wrong size: one open and one fstat, as a mirrored read does) rebuilds it from its slices
+ *       and commits it ({@link Rebuilder#restore}). A GET streams the object from the rebuild's work file as it is
+ *       decoded (its last byte once every checksum matched; a failed rebuild cuts the client off); a HEAD, a range
+ *       GET, and a GET that arrives when the rebuild cannot stream, wait for it and are served by the usual
+ *       handlers.</li>
  *   <li>Elsewhere, when the owner is offline (the proxies send such reads here, to the first slice holder): the
  *       object is rebuilt for this one read and served from an unlinked work file ({@link Rebuilder#degraded}).</li>
  *   <li>Fewer than D slices (and no replica) reachable: 503 {@value #NOT_ENOUGH}, never a wrong or short body.</li>
@@ -87,7 +96,11 @@ public final class EcObjectHandlers implements ObjectHandlers {
             proceed(ex);
             return;
           }
-          afterRebuild(ex, ec.restore(b, req.name()), r -> proceed(ex));
+          if (ex.method().equals(HttpMethod.GET)) {
+            streamRestore(ex, req, ec.restoring(b, req.name()));
+          } else {
+            afterRebuild(ex, ec.restore(b, req.name()), r -> proceed(ex));
+          }
         } else if ((owner.state() == NodeState.OFFLINE || owner.state() == NodeState.SUSPENDED)
             && store.stat(b, req.name()) == null) {
           afterRebuild(ex, ec.degraded(b, req.name()), r -> {
@@ -125,6 +138,50 @@ public final class EcObjectHandlers implements ObjectHandlers {
         } catch (IOException e) {
           return false;
         }
+      }
+
+      /**
+       * Streams the object from the rebuild's work file as it is written, once the rebuild has chosen its version;
+       * when it will not stream (nothing to rebuild, too few slices, the rebuild failed or ended already), waits
+       * for its result as a HEAD does.
+       */
+      private void streamRestore(HttpExchange ex, ObjectApi.ObjectRequest req, ErasureCoding.Restore restore) {
+        restore.copy().started().whenComplete((meta, err) -> ex.onLoop(() -> {
+          if (aborted()) {
+            return;
+          }
+          if (meta == null || !restore.copy().acquire()) {
+            afterRebuild(ex, restore.result(), r -> proceed(ex));
+            return;
+          }
+          boolean handedOver = false;
+          try {
+            ex.useErrorRenderer(api.errors());
+            api.authorizeRead(ex, meta);
+            HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+            api.describe(head.headers(), meta);
+            if (ObjectGetHandler.notModified(ex, meta, head.headers())) {
+              return;
+            }
+            if (ObjectGetHandler.prepareRead(api, ex, meta, head) != null) {
+              // A range is sent once the rebuild is verified: cutting a whole-object answer short before its last
+              // byte is what keeps wrong bytes from a client, and a range may end before that byte.
+              afterRebuild(ex, restore.result(), r -> proceed(ex));
+              return;
+            }
+            GrowingFileResponse response = new GrowingFileResponse(ex, restore.copy(), head, 0, meta.size());
+            handedOver = true;
+            streaming(response);
+            ec.rebuildStreamed();
+            response.start();
+          } catch (Throwable t) {
+            ex.sendError(t);
+          } finally {
+            if (!handedOver) {
+              restore.copy().release();
+            }
+          }
+        }));
       }
 
       private void afterRebuild(HttpExchange ex, CompletableFuture<Rebuilder.Result> rebuild, Then then) {
@@ -222,6 +279,32 @@ public final class EcObjectHandlers implements ObjectHandlers {
           ex.sendError(t);
         }
       }));
+    }
+
+    boolean aborted() {
+      return aborted;
+    }
+
+    /** The answer streams from {@code response}: client events go to it. */
+    void streaming(GrowingFileResponse response) {
+      current = new RequestHandler() {
+        @Override
+        public void onRequest(HttpExchange ex) {
+          // the request was answered by the hook
+        }
+
+        @Override
+        public void onClientWritabilityChanged(HttpExchange ex, boolean writable) {
+          if (writable) {
+            response.clientWritable();
+          }
+        }
+
+        @Override
+        public void onClientClosed(HttpExchange ex) {
+          response.clientClosed();
+        }
+      };
     }
 
     void proceed(HttpExchange ex) throws Exception {

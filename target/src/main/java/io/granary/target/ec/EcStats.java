@@ -12,6 +12,7 @@ public final class EcStats {
   final AtomicLong tooFewTargets = new AtomicLong();  // encodes skipped: fewer than D+P+1 targets in placement
   final AtomicLong rebuilds = new AtomicLong();       // objects rebuilt from slices or a replica
   final AtomicLong rebuildFailures = new AtomicLong(); // rebuilds that could not be made (fewer than D slices, ...)
+  final AtomicLong rebuildsStreamed = new AtomicLong(); // GETs that streamed an object from its rebuild
   final AtomicLong overflows = new AtomicLong();      // objects not queued (queue full): left to a walk
   final AtomicLong reencoded = new AtomicLong();      // versions sent again: their holders changed with the map
   final AtomicLong placementWalks = new AtomicLong(); // bucket walks done after a placement change settled
@@ -54,6 +55,10 @@ public final class EcStats {
 
   public long rebuildFailures() {
     return rebuildFailures.get();
+  }
+
+  public long rebuildsStreamed() {
+    return rebuildsStreamed.get();
   }
 
   public long overflows() {

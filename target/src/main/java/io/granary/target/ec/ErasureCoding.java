@@ -55,7 +55,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   private final EcWalks walks;
   private final MirrorQueue queue;
   private final BoundedExecutor rebuilds;
-  private final Map<String, CompletableFuture<Rebuilder.Result>> inFlight = new ConcurrentHashMap<>();
+  private final Map<String, Restore> inFlight = new ConcurrentHashMap<>();
 
   public ErasureCoding(String nodeId, ObjectStore store, ClusterMetadataHolder cluster,
       Function<BucketProps, BucketProps> current, PeerFiles files, ControlClient control, int cellSize) {
@@ -188,33 +188,38 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   // ---- rebuilds: one at a time per object, on the rebuild threads
 
+  /** A restore of a lost main copy in flight: its result, and its work file for GETs that stream it meanwhile. */
+  record Restore(CompletableFuture<Rebuilder.Result> result, RestoringCopy copy) {
+  }
+
   /** On the owner: rebuilds the object's main copy (committed), or says why not. */
   CompletableFuture<Rebuilder.Result> restore(BucketProps b, String name) {
-    return once("restore", b, name, () -> rebuilder.restore(b, name));
+    return restoring(b, name).result();
+  }
+
+  /** {@link #restore}, joined by every caller while it runs: one rebuild per object. */
+  Restore restoring(BucketProps b, String name) {
+    String key = "restore/" + b.bucket().key() + "/" + b.id() + "/" + name;
+    Restore mine = new Restore(new CompletableFuture<>(), new RestoringCopy());
+    Restore running = inFlight.putIfAbsent(key, mine);
+    if (running != null) {
+      return running;
+    }
+    rebuilds.submit(() -> rebuilder.restore(b, name, mine.copy())).whenComplete((r, err) -> {
+      inFlight.remove(key, mine);
+      if (err != null) {
+        mine.copy().fail(err); // never ran (503 Busy): readers waiting to stream learn it
+        mine.result().completeExceptionally(err);
+      } else {
+        mine.result().complete(r);
+      }
+    });
+    return mine;
   }
 
   /** Elsewhere, its owner offline: the object rebuilt for one read (the caller closes it). */
   CompletableFuture<Rebuilder.Result> degraded(BucketProps b, String name) {
     return rebuilds.submit(() -> rebuilder.degraded(b, name));
-  }
-
-  private CompletableFuture<Rebuilder.Result> once(String kind, BucketProps b, String name,
-      java.util.concurrent.Callable<Rebuilder.Result> task) {
-    String key = kind + "/" + b.bucket().key() + "/" + b.id() + "/" + name;
-    CompletableFuture<Rebuilder.Result> mine = new CompletableFuture<>();
-    CompletableFuture<Rebuilder.Result> running = inFlight.putIfAbsent(key, mine);
-    if (running != null) {
-      return running;
-    }
-    rebuilds.submit(task).whenComplete((r, err) -> {
-      inFlight.remove(key, mine);
-      if (err != null) {
-        mine.completeExceptionally(err);
-      } else {
-        mine.complete(r);
-      }
-    });
-    return mine;
   }
 
   /**
@@ -248,6 +253,11 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /** A GET streamed an object from its rebuild as it was written. */
+  void rebuildStreamed() {
+    stats.rebuildsStreamed.incrementAndGet();
   }
 
   void rebuildFailed() {

@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -37,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * Rebuilds an object from its slices or a replica: asks the first D+P+3 targets in HRW order (this one included)
  * for the object's slice records, picks the newest version that has D distinct slices (or a replica), streams D
  * slices through {@link StripeDecoder} into a work file (memory: (D + rebuilt) × cell size), checks every slice's
- * checksum and the object's, and then either commits it as the main copy (on the owner: {@link #restore}) or
- * hands it out unlinked for one read (elsewhere, while the owner is offline: {@link #degraded}).
+ * checksum and the object's, and then either commits it as the main copy (on the owner: {@link #restore}; the GETs
+ * waiting for it stream the work file as it is written, see {@link RestoringCopy}) or hands it out unlinked for one
+ * read (elsewhere, while the owner is offline: {@link #degraded}).
  *
  * <p>Worker threads only (it blocks on network and disk).
  */
@@ -79,22 +81,42 @@ final class Rebuilder {
     this.stats = stats;
   }
 
-  /** On the owner: rebuilds the object and commits it as its main copy (fsynced); the read that asked serves it. */
-  Result restore(BucketProps b, String name) throws IOException, InterruptedException {
+  /**
+   * On the owner: rebuilds the object and commits it as its main copy (fsynced). GETs that asked meanwhile stream
+   * it from {@code copy} as it is written; the others serve the committed copy.
+   */
+  Result restore(BucketProps b, String name, RestoringCopy copy) throws IOException, InterruptedException {
+    try {
+      return restoreInto(b, name, copy);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      copy.fail(e);
+      throw e;
+    } finally {
+      copy.notStreamed(); // no effect once opened or failed
+      copy.release();
+    }
+  }
+
+  private Result restoreInto(BucketProps b, String name, RestoringCopy copy) throws IOException,
+      InterruptedException {
     Chosen c = choose(b, name);
     if (c.kind() != Kind.REBUILT) {
       return new Result(c.kind(), c.message(), null);
     }
     ObjectLocation loc = store.locate(b, name);
-    Path work = rebuild(b, name, c, loc);
+    Rebuilt rebuilt = rebuildAvoidingBadSlices(b, name, c, loc, copy);
+    c = rebuilt.chosen();
+    Path work = rebuilt.work();
     try {
       ObjectMeta now = store.stat(b, name);
       if (now != null && now.mtime() > c.meta().mtime()) {
         Files.deleteIfExists(work); // a newer version was written meanwhile: it wins
+        copy.verified(); // readers that began before it have a whole verified copy of the version they asked
         return new Result(Kind.REBUILT, null, null);
       }
       slices.clearMarks(b, name); // its commit queues it for encoding: the lost slices are sent again
       store.commitWorkFile(loc, work, c.meta());
+      copy.verified(); // last byte out after the commit: a GET that completed leaves the main copy restored
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(work);
       throw e;
@@ -111,7 +133,9 @@ final class Rebuilder {
     if (c.kind() != Kind.REBUILT) {
       return new Result(c.kind(), c.message(), null);
     }
-    Path work = rebuild(b, name, c, store.locate(b, name));
+    Rebuilt rebuilt = rebuildAvoidingBadSlices(b, name, c, store.locate(b, name), null);
+    c = rebuilt.chosen();
+    Path work = rebuilt.work();
     FileChannel ch;
     try {
       ch = FileChannel.open(work, StandardOpenOption.READ);
@@ -126,6 +150,18 @@ final class Rebuilder {
 
   /** The version to rebuild and where its slices are. */
   private record Chosen(Kind kind, String message, String version, ObjectMeta meta, List<Source> sources) {
+    /** The same version from its other sources, or null when they are too few. */
+    Chosen without(List<Source> bad) {
+      List<Source> rest = new ArrayList<>(sources);
+      rest.removeAll(bad);
+      boolean replicas = !rest.isEmpty() && rest.get(0).record().isReplica();
+      long distinct = rest.stream().map(x -> x.record().index()).distinct().count();
+      if (rest.isEmpty() || (!replicas && distinct < rest.get(0).record().data())) {
+        return null;
+      }
+      return new Chosen(kind, message, version, meta, rest);
+    }
+
     String describe() {
       return sources.stream().map(s -> (s.node() == null ? "here" : s.node().id()) + ":"
           + (s.record().isReplica() ? "replica" : Integer.toString(s.record().index()))).toList().toString();
@@ -209,13 +245,48 @@ final class Rebuilder {
     return byIndex.size() >= d ? new ArrayList<>(byIndex.values()) : List.of();
   }
 
-  /** Writes the chosen version into a new fsynced work file on the object's mountpath, verified. */
-  private Path rebuild(BucketProps b, String name, Chosen c, ObjectLocation loc) throws IOException,
-      InterruptedException {
+  /** A verified work file, and the sources it was rebuilt from. */
+  private record Rebuilt(Path work, Chosen chosen) {
+  }
+
+  /**
+   * {@link #rebuild}; when slices (or a replica) fail their checksums and enough others are left, once more without
+   * them, not streamed (the readers of the first attempt were cut off). The bad slices are replaced when the
+   * restored copy is encoded again.
+   */
+  private Rebuilt rebuildAvoidingBadSlices(BucketProps b, String name, Chosen c, ObjectLocation loc,
+      RestoringCopy copy) throws IOException, InterruptedException {
+    try {
+      return new Rebuilt(rebuild(b, name, c, loc, copy), c);
+    } catch (BadSlices e) {
+      if (copy != null) {
+        copy.fail(e);
+      }
+      Chosen rest = c.without(e.bad());
+      if (rest == null) {
+        throw e;
+      }
+      log.warn("node={} bucket={} object={}: {}; rebuilding from {}", nodeId, b.bucket(), name, e.getMessage(),
+          rest.describe());
+      return new Rebuilt(rebuild(b, name, rest, loc, null), rest);
+    }
+  }
+
+  /**
+   * Writes the chosen version into a new fsynced work file on the object's mountpath, verified.
+   *
+   * @param copy readers streaming the work file as it is written, told of each write; null: none
+   */
+  private Path rebuild(BucketProps b, String name, Chosen c, ObjectLocation loc, RestoringCopy copy)
+      throws IOException, InterruptedException {
     Path work = store.newWorkFile(loc);
     boolean ok = false;
     try (FileChannel out = FileChannel.open(work, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      HashedChannel object = HashedChannel.writing(out, c.meta().checksumType());
+      if (copy != null) {
+        copy.opened(FileChannel.open(work, StandardOpenOption.READ), c.meta());
+      }
+      HashedChannel object = HashedChannel.writing(copy == null ? out : new Progress(out, copy),
+          c.meta().checksumType());
       if (c.sources().get(0).record().isReplica()) {
         copyReplica(b, name, c, object);
       } else {
@@ -253,8 +324,13 @@ final class Rebuilder {
           object.write(buf);
           buf.clear();
         }
-        check(s.record(), r);
+        String wrong = mismatch(s.record(), r);
+        if (wrong != null) {
+          throw new BadSlices(List.of(s), wrong);
+        }
         return;
+      } catch (BadSlices e) {
+        throw e;
       } catch (IOException e) {
         last = e;
         if (object.bytes() > 0) {
@@ -297,10 +373,17 @@ final class Rebuilder {
       }
       new StripeDecoder(ReedSolomon.of(d, first.parity()), first.cellSize()).decode(shards, first.objectSize(),
           object);
+      List<Source> bad = new ArrayList<>();
+      String why = null;
       for (int k = 0; k < total; k++) {
-        if (shards[k] != null) {
-          check(used[k].record(), shards[k]);
+        String wrong = shards[k] == null ? null : mismatch(used[k].record(), shards[k]);
+        if (wrong != null) {
+          bad.add(used[k]);
+          why = wrong;
         }
+      }
+      if (!bad.isEmpty()) {
+        throw new BadSlices(bad, bad.size() + " slice(s) failed their checksums, the last: " + why);
       }
     } finally {
       for (Closeable in : open) {
@@ -309,12 +392,27 @@ final class Rebuilder {
     }
   }
 
-  /** A slice read whole: its size and checksum must be its record's. */
-  private static void check(SliceRecord r, HashedChannel read) throws IOException {
+  /** Null when a slice read whole has its record's size and checksum, else what is wrong (reads the hash once). */
+  private static String mismatch(SliceRecord r, HashedChannel read) {
     String sum = read.hex();
-    if (read.bytes() != r.sliceSize() || !sum.equals(r.sliceChecksum())) {
-      throw new IOException("slice " + r.stem() + " read " + read.bytes() + " bytes hashing to " + sum
-          + ", its record says " + r.sliceSize() + " bytes, " + r.sliceChecksum());
+    if (read.bytes() == r.sliceSize() && sum.equals(r.sliceChecksum())) {
+      return null;
+    }
+    return "slice " + r.stem() + " read " + read.bytes() + " bytes hashing to " + sum + ", its record says "
+        + r.sliceSize() + " bytes, " + r.sliceChecksum();
+  }
+
+  /** Slices (or a replica) read whole that did not match their records: the rebuild may go on without them. */
+  static final class BadSlices extends IOException {
+    private final transient List<Source> bad;
+
+    BadSlices(List<Source> bad, String message) {
+      super(message);
+      this.bad = List.copyOf(bad);
+    }
+
+    List<Source> bad() {
+      return bad;
     }
   }
 
@@ -327,5 +425,35 @@ final class Rebuilder {
 
   private static ReadableByteChannel channel(Closeable in) {
     return in instanceof ReadableByteChannel ch ? ch : Channels.newChannel((InputStream) in);
+  }
+
+  /** Tells the streaming readers how much of the work file is written. */
+  private static final class Progress implements WritableByteChannel {
+    private final FileChannel out;
+    private final RestoringCopy copy;
+    private long written;
+
+    Progress(FileChannel out, RestoringCopy copy) {
+      this.out = out;
+      this.copy = copy;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      int n = out.write(src);
+      written += n;
+      copy.written(written);
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return out.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.close();
+    }
   }
 }

@@ -127,6 +127,8 @@ public final class TargetMetrics {
     m.counter("ec_too_few_targets", "Encodes skipped because the map has fewer than D+P+1 targets", s::tooFewTargets);
     m.counter("ec_rebuilds", "Objects rebuilt from slices or a replica (main copy restored, or a degraded read)",
         s::rebuilds);
+    m.counter("ec_rebuild_reads_streamed", "GETs of a lost main copy served from its rebuild as it was decoded",
+        s::rebuildsStreamed);
     m.counter("ec_rebuild_failures", "Reads of a lost main copy that could not be rebuilt (503 NotEnoughSlices or "
         + "RebuildFailed)", s::rebuildFailures);
     m.gauge("ec_slices_held", "Slices and replicas of other targets' objects stored on this target",

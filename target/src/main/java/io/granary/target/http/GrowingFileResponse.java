@@ -1,18 +1,19 @@
-package io.granary.target.coldget;
+package io.granary.target.http;
 
 import io.granary.common.http.HttpExchange;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 
 /**
- * Streams {@code [from, to)} of a fetch in progress to one client, zero-copy from the growing work file, as the
- * bytes become available; pauses while the client is slow (the fetch does not wait for it: the disk absorbs the
- * difference). If the fetch fails, the connection is cut, so the client sees a short body and never a whole
- * object that failed verification. Event loop only, except {@link #wake}.
+ * Streams {@code [from, to)} of a {@link GrowingFile} (a cold GET's download, an object being rebuilt) to one client,
+ * zero-copy from the work file, as the bytes become available; pauses while the client is slow (the writer does not
+ * wait for it: the disk absorbs the difference). If the writer fails, the connection is cut, so the client sees a
+ * short body and never a whole object that failed verification. The caller has {@linkplain GrowingFile acquired}
+ * the file for this response; the response releases it. Event loop only, except {@link #wake}.
  */
-final class ColdResponse {
+public final class GrowingFileResponse {
   private final HttpExchange ex;
-  private final Fetch fetch;
+  private final GrowingFile fetch;
   private final HttpResponse head;
   private final long to;
   private final Runnable wake = this::wake;
@@ -21,7 +22,7 @@ final class ColdResponse {
   private boolean ended;
   private boolean firstSent;
 
-  ColdResponse(HttpExchange ex, Fetch fetch, HttpResponse head, long from, long to) {
+  public GrowingFileResponse(HttpExchange ex, GrowingFile fetch, HttpResponse head, long from, long to) {
     this.ex = ex;
     this.fetch = fetch;
     this.head = head;
@@ -29,7 +30,7 @@ final class ColdResponse {
     this.to = to;
   }
 
-  void start() {
+  public void start() {
     if (!ex.startStream(head)) {
       end();
       return;
@@ -38,16 +39,16 @@ final class ColdResponse {
     pump();
   }
 
-  /** Called by the fetch from its thread when bytes arrive or it ends. */
+  /** Called by the writer from its thread when bytes arrive or it ends. */
   private void wake() {
     ex.onLoop(this::pump);
   }
 
-  void clientWritable() {
+  public void clientWritable() {
     pump();
   }
 
-  void clientClosed() {
+  public void clientClosed() {
     end();
   }
 
