@@ -596,17 +596,22 @@ def read(proxy, bucket, names_file, rate, threads, out_path, seed):
                 redirected = time.time()
                 status = st
                 hops = 0
+                hop_ends = [redirected]
                 while status == 307 and hops < 3:  # the owner may send it on to the object's holder, and back
                     l = urllib.parse.urlsplit(loc)
                     if hops == 0:
                         owner = "%s:%d" % (l.hostname, l.port)
                     hops += 1
                     status, loc, n, head = get(conns, l.hostname, l.port, l.path + ("?" + l.query if l.query else ""))
+                    hop_ends.append(time.time())
             except Exception as e:  # counted as an error (status 0)
                 status = 0
                 head = repr(e).encode()
             done = time.time()
-            detail = " ".join(head.decode("utf-8", "replace").split()) if status != 200 else ""
+            if status == 200:  # each hop's time after the proxy's answer, for a slow GET's post-mortem (KEEP=1)
+                detail = "hop_ms=" + ",".join("%.1f" % ((b - a) * 1e3) for a, b in zip(hop_ends, hop_ends[1:]))
+            else:
+                detail = " ".join(head.decode("utf-8", "replace").split())
             with lock:
                 out.write("%.6f\t%.6f\t%.6f\t%.6f\t%d\t%d\t%s\t%s\t%d\t%s\n" % (due, sent, redirected, done, status, n, owner, name, hops, detail))
 

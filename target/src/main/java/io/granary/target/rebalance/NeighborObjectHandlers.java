@@ -98,7 +98,21 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
           return;
         }
         boolean redirect = NeighborRedirect.applies(ex);
-        // A client that follows redirects is sent to the holder whatever the size; others wait for a small object.
+        if (redirect) {
+          // A client that follows redirects is sent at once to where the object most likely is, the first target
+          // after this one in HRW order (the previous owner), while that target is asked to push it here: neither
+          // the ask nor the push is waited for. Should the guess be wrong, that target sends the client back here
+          // marked, and the read then waits for the lookup (below).
+          Optional<Node> likely = neighbors.others(req.bucket(), req.name()).stream()
+              .filter(n -> n.state().serving()).findFirst();
+          if (likely.isPresent()) {
+            neighbors.fetch(req.bucket(), req.name(), 0);
+            relays.stats().neighborRead();
+            redirects.toHolder(ex, likely.get());
+            return;
+          }
+        }
+        // Others wait for a small object, and have a large one relayed from its holder.
         long relayFrom = redirect ? 0 : relaySize;
         neighbors.fetch(req.bucket(), req.name(), relayFrom).whenComplete((found, err) -> ex.onLoop(() -> {
           if (err == null && found.found() == NeighborLookup.Found.RELAY && redirect) {
