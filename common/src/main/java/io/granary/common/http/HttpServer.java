@@ -104,6 +104,9 @@ public final class HttpServer implements AutoCloseable {
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, CLIENT_WATER_MARK)
         .childHandler(new HttpChannelInitializer(router, nodeId, listener, limits, cap, counters, clusterRequest,
             connections));
+    if (limits.sendBuffer() > 0) {
+      b.childOption(ChannelOption.SO_SNDBUF, limits.sendBuffer()); // see HttpLimits.DEFAULT_SEND_BUFFER
+    }
     if (spliceable) {
       transport.spliceable(b);
     }
