@@ -333,6 +333,20 @@ class EcIT {
   }
 
   /** Flips every bit of the byte at {@code at}: same size, only a checksum notices. */
+  /** Starts a scrub of {@code bucket} through the proxy and waits for it to succeed; its status. */
+  private static JsonNode scrub(String bucket) throws Exception {
+    Http.Reply started = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/jobs"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"kind\":\"scrub\",\"bucket\":\"" + bucket + "\"}")));
+    assertThat(started.status()).as(started.bodyText()).isIn(200, 201, 202);
+    JsonNode[] job = {null};
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
+      job[0] = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/jobs/scrub-ais." + bucket).body());
+      return job[0].path("state").asText().equals("succeeded");
+    });
+    return job[0];
+  }
+
   private static void flip(Path file, long at) throws Exception {
     try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
         java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
@@ -403,19 +417,11 @@ class EcIT {
 
     // A scrub finds another corrupt main copy and rebuilds it from its slices.
     flip(onlyMainFile(map, bucket, "verified/scrub"), 4321);
-    Http.Reply started = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/jobs"))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"kind\":\"scrub\",\"bucket\":\"" + bucket + "\"}")));
-    assertThat(started.status()).as(started.bodyText()).isIn(200, 201, 202);
-    JsonNode[] job = {null};
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
-      job[0] = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/jobs/scrub-ais." + bucket).body());
-      return job[0].path("state").asText().equals("succeeded");
-    });
-    assertThat(job[0].path("objects").asLong()).isEqualTo(bodies.size());
-    assertThat(job[0].path("corrupt").asLong()).isEqualTo(1);
-    assertThat(job[0].path("repaired").asLong()).isEqualTo(1);
-    assertThat(job[0].path("unrepairable").asLong()).isZero();
+    JsonNode job = scrub(bucket);
+    assertThat(job.path("objects").asLong()).isEqualTo(bodies.size());
+    assertThat(job.path("corrupt").asLong()).isEqualTo(1);
+    assertThat(job.path("repaired").asLong()).isEqualTo(1);
+    assertThat(job.path("unrepairable").asLong()).isZero();
     assertThat(sum(ec)).isEqualTo(repairs + 4);
     assertThat(Files.readAllBytes(onlyMainFile(map, bucket, "verified/scrub"))).isEqualTo(bodies.get("verified/scrub"));
     Http.Reply r = Http.sendHashing(Http.FOLLOW, HttpRequest.newBuilder(URI.create(Names.url(cluster.endpoint(),
@@ -608,18 +614,10 @@ class EcIT {
     long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
     await().atMost(WAIT).untilAsserted(() -> assertThat(sum("granary_ec_slices_held"))
         .isEqualTo(small * P + (OBJECTS.size() - small) * (D + P)));
-    Http.Reply started = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/jobs"))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"kind\":\"scrub\",\"bucket\":\"" + BUCKET + "\"}")));
-    assertThat(started.status()).as(started.bodyText()).isIn(200, 201, 202);
-    JsonNode[] job = {null};
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
-      job[0] = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/jobs/scrub-ais." + BUCKET).body());
-      return job[0].path("state").asText().equals("succeeded");
-    });
-    assertThat(job[0].path("objects").asLong()).isEqualTo(OBJECTS.size());
-    assertThat(job[0].path("corrupt").asLong()).isZero();
-    assertThat(job[0].path("unrepairable").asLong()).isZero();
+    JsonNode job = scrub(BUCKET);
+    assertThat(job.path("objects").asLong()).isEqualTo(OBJECTS.size());
+    assertThat(job.path("corrupt").asLong()).isZero();
+    assertThat(job.path("unrepairable").asLong()).isZero();
   }
 
   /**
@@ -679,17 +677,9 @@ class EcIT {
     System.out.printf("EcIT: %s killed while rebuilding with %d work files; %d of %d main copies still missing "
         + "after its restart%n", owner, torn.size(), missing, names.size());
     await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> sum("granary_ec_queue_depth") == 0);
-    Http.Reply started = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint() + "/v1/jobs"))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"kind\":\"scrub\",\"bucket\":\"" + BUCKET + "\"}")));
-    assertThat(started.status()).as(started.bodyText()).isIn(200, 201, 202);
-    JsonNode[] job = {null};
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
-      job[0] = ClusterJson.mapper().readTree(Http.get(cluster.endpoint() + "/v1/jobs/scrub-ais." + BUCKET).body());
-      return job[0].path("state").asText().equals("succeeded") && job[0].path("objects").asLong() > 0;
-    });
-    assertThat(job[0].path("unrepairable").asLong()).isZero();
-    assertThat(job[0].path("repaired").asLong()).as("the copies still missing").isEqualTo(missing);
+    JsonNode job = scrub(BUCKET);
+    assertThat(job.path("unrepairable").asLong()).isZero();
+    assertThat(job.path("repaired").asLong()).as("the copies still missing").isEqualTo(missing);
     for (String n : names) {
       assertThat(mainFiles(owner, n)).as("main copy of %s", n).hasSize(1);
       assertExact(n);

@@ -3,6 +3,7 @@ package io.granary.target.coldget;
 import io.granary.backend.RemoteObject;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.target.http.GrowingFile;
+import io.granary.target.http.SharedReadChannel;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.ObjectLocation;
 import java.io.IOException;
@@ -28,12 +29,10 @@ public final class Fetch implements GrowingFile {
   private final CompletableFuture<ObjectMeta> finished = new CompletableFuture<>();
   private final CompletableFuture<Void> gone = new CompletableFuture<>(); // left the fetches in flight
   private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
-  private volatile FileChannel channel;
+  private final SharedReadChannel file = new SharedReadChannel();
   private volatile long available;
   private volatile boolean verified;
-  private int users = 1; // the fetch itself, until it ends
   private int awaitingFirstBytes; // GETs streaming from this fetch that have not sent their first bytes yet
-  private boolean closed;
 
   Fetch(BucketProps bucket, ObjectLocation location, Path workFile) {
     this.bucket = bucket;
@@ -83,40 +82,23 @@ public final class Fetch implements GrowingFile {
   /** The work file, open for reading; valid between {@link #acquire} and {@link #release}. */
   @Override
   public FileChannel channel() {
-    return channel;
+    return file.channel();
   }
 
   /** Registers a reader; false when the fetch already ended and closed its file (read the committed object). */
-  public synchronized boolean acquire() {
-    if (closed) {
-      return false;
-    }
-    users++;
-    return true;
+  public boolean acquire() {
+    return file.acquire();
   }
 
   /** Readers registered now, not counting the fetch itself (for a fetch still in flight). */
-  synchronized int readers() {
-    return closed ? 0 : Math.max(0, users - 1);
+  int readers() {
+    return file.readers();
   }
 
   /** Unregisters a reader (or the fetch itself); the last one closes the work file's channel. */
   @Override
   public void release() {
-    FileChannel toClose = null;
-    synchronized (this) {
-      if (--users == 0 && !closed) {
-        closed = true;
-        toClose = channel;
-      }
-    }
-    if (toClose != null) {
-      try {
-        toClose.close();
-      } catch (IOException ignored) {
-        // the descriptor is gone either way
-      }
-    }
+    file.release();
   }
 
   /** A GET will stream from this fetch: see {@link #awaitFirstBytes}. Call {@link #firstBytesSent} once for it. */
@@ -163,7 +145,7 @@ public final class Fetch implements GrowingFile {
   }
 
   void opened(FileChannel ch, RemoteObject object) {
-    this.channel = ch;
+    file.open(ch);
     started.complete(object);
   }
 

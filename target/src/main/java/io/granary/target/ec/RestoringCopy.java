@@ -1,8 +1,8 @@
 package io.granary.target.ec;
 
 import io.granary.target.http.GrowingFile;
+import io.granary.target.http.SharedReadChannel;
 import io.granary.target.meta.ObjectMeta;
-import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,11 +23,9 @@ final class RestoringCopy implements GrowingFile {
   private final CompletableFuture<ObjectMeta> started = new CompletableFuture<>();
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
   private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
-  private volatile FileChannel channel;
+  private final SharedReadChannel file = new SharedReadChannel();
   private volatile long available;
   private volatile long size;
-  private int users = 1; // the rebuild itself, until it ends
-  private boolean closed;
 
   /**
    * Completes with the version being rebuilt once its work file can be streamed, or with null when readers must
@@ -44,7 +42,7 @@ final class RestoringCopy implements GrowingFile {
 
   @Override
   public FileChannel channel() {
-    return channel;
+    return file.channel();
   }
 
   @Override
@@ -62,37 +60,20 @@ final class RestoringCopy implements GrowingFile {
     listeners.remove(listener);
   }
 
-  /** Registers a reader; false once the rebuild ended and its readers left (read the committed copy then). */
-  synchronized boolean acquire() {
-    if (closed || channel == null) {
-      return false;
-    }
-    users++;
-    return true;
+  /** Registers a reader; false before the rebuild opened its file, or once it ended and its readers left. */
+  boolean acquire() {
+    return file.channel() != null && file.acquire();
   }
 
   @Override
   public void release() {
-    FileChannel toClose = null;
-    synchronized (this) {
-      if (--users == 0 && !closed) {
-        closed = true;
-        toClose = channel;
-      }
-    }
-    if (toClose != null) {
-      try {
-        toClose.close();
-      } catch (IOException ignored) {
-        // the descriptor is gone either way
-      }
-    }
+    file.release();
   }
 
   /** The rebuild writes {@code meta}'s version into the file {@code read} reads. */
   void opened(FileChannel read, ObjectMeta meta) {
     this.size = meta.size();
-    this.channel = read;
+    file.open(read);
     started.complete(meta);
   }
 
