@@ -19,6 +19,7 @@ import javax.xml.xpath.XPathConstants;
 import javax.xml.xpath.XPathFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.NodeList;
 
@@ -94,9 +95,8 @@ class DockerImageIT {
   }
 
   @Test
-  void launcher_runsTheDistribution_inJibsLayout() throws Exception {
+  void launcher_runsTheDistribution_inJibsLayout(@TempDir Path jib) throws Exception {
     // What Jib writes beside the app: the class path as one line and the main class.
-    Path jib = Files.createTempDirectory("granary-jib-layout");
     List<String> classPath = new ArrayList<>(List.of(dist.resolve("granary.jar").toString()));
     list(dist.resolve("lib")).forEach(p -> classPath.add(p.toString()));
     Files.writeString(jib.resolve("jib-classpath-file"), String.join(":", classPath));
