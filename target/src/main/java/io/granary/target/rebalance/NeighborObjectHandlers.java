@@ -40,8 +40,9 @@ import java.util.concurrent.CompletableFuture;
  *       usual (404, or a cold GET for a remote bucket); when a target that may hold it cannot answer, the push is
  *       awaited, and a local bucket's object is 503 with Retry-After rather than a wrong 404. An object deleted
  *       here while objects move is never relayed.</li>
- *   <li>A native client that followed a proxy's redirect is instead redirected to the holder, whatever the
- *       object's size ({@link NeighborRedirect}): nothing passes through this target while it moves.</li>
+ *   <li>A native client that followed a proxy's redirect is instead redirected at once, whatever the object's
+ *       size, to the first serving target after this one in HRW order, its likely holder ({@link NeighborRedirect}),
+ *       while the object is pulled here in the background: nothing passes through this target while it moves.</li>
  *   <li>A read relayed by another target ({@link NeighborRelay#isNeighborRead}) is answered from what is here or
  *       404, whether or not the map is settled; a redirected client whose object has left goes back to its owner.</li>
  *   <li>A request that reads or changes only an object's record (Get/PutObjectAcl, GetObjectAttributes) of an
@@ -112,13 +113,10 @@ public final class NeighborObjectHandlers implements ObjectHandlers {
             return;
           }
         }
-        // Others wait for a small object, and have a large one relayed from its holder.
-        long relayFrom = redirect ? 0 : relaySize;
-        neighbors.fetch(req.bucket(), req.name(), relayFrom).whenComplete((found, err) -> ex.onLoop(() -> {
-          if (err == null && found.found() == NeighborLookup.Found.RELAY && redirect) {
-            relays.stats().neighborRead();
-            redirects.toHolder(ex, found.holder());
-          } else if (err == null && found.found() == NeighborLookup.Found.RELAY) {
+        // Others (and a redirected client when no other target serves) wait for a small object, and have a large
+        // one relayed from its holder.
+        neighbors.fetch(req.bucket(), req.name(), relaySize).whenComplete((found, err) -> ex.onLoop(() -> {
+          if (err == null && found.found() == NeighborLookup.Found.RELAY) {
             relay(ex, req, found.holder());
           } else {
             answer(ex, req, err == null ? found.found() : null);
