@@ -15,9 +15,9 @@ public final class HrwHash {
   public static final long SEED = 1103515245L;
 
   private static final LongHashFunction XXH64 = LongHashFunction.xx(SEED);
-  private static final long GOLDEN = 0x9e3779b97f4a7c15L;
-  private static final long M1 = 0xbf58476d1ce4e5b9L;
-  private static final long M2 = 0x94d049bb133111ebL;
+  static final long GOLDEN = 0x9e3779b97f4a7c15L;
+  static final long M1 = 0xbf58476d1ce4e5b9L;
+  static final long M2 = 0x94d049bb133111ebL;
 
   private HrwHash() {}
 
@@ -26,7 +26,10 @@ public final class HrwHash {
     return XXH64.hashBytes(s.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** AIStore's {@code xoshiro256.Hash}: two splitmix64 rounds, then a multiply/rotate finish. */
+  /**
+   * AIStore's {@code xoshiro256.Hash}: two splitmix64 rounds, then a multiply/rotate finish. {@link Rendezvous}
+   * computes the same over arrays of digests; keep the two in step.
+   */
   public static long mix(long x) {
     long z = x + GOLDEN;
     z = (z ^ (z >>> 30)) * M1;

@@ -2,11 +2,10 @@ package io.granary.clustermap.hrw;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.ToDoubleFunction;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Rendezvous (highest random weight) selection over a fixed set of candidates.
@@ -21,16 +20,30 @@ import java.util.function.Function;
  * into (0,1) (weighted rendezvous, Schindelhauer and Schomaker, 2005), which gives each candidate a share of keys
  * proportional to its weight and keeps the minimal-movement property.
  *
+ * <p>Speed: every request picks an owner, and with N candidates that is N mixes. Above {@value #SCALAR_MAX}
+ * candidates the mixes are computed in two plain loops over arrays (a mix is seven multiplies; C2 vectorizes
+ * each half of it but not the whole in one loop body) into a per-thread scratch array, and a third loop finds the
+ * largest. With unequal weights the candidate with the largest mix gives a first score {@code B}; no candidate
+ * whose {@code u} is below {@code exp(-maxWeight / B)} can beat it, so only the few above that bound have their
+ * score (a logarithm) computed. The winner is the one-candidate-at-a-time definition's, ties included (the lowest
+ * index wins), which the tests check against it; bench/placement.sh measures both.
+ *
  * <p>Instances are immutable and safe to share; build one per cluster-map version or mountpath set.
  *
  * @param <T> candidate type
  */
 public final class Rendezvous<T> {
+  /** Up to this many candidates the mixes are computed one at a time (no scratch array). */
+  static final int SCALAR_MAX = 16;
   private static final double TWO_POW_53 = 0x1p53;
+  /** Lowers the weighted bound a little, so rounding in the scores it stands for never excludes a winner. */
+  private static final double BOUND_MARGIN = 1 - 1e-9;
+  private static final ThreadLocal<long[]> SCRATCH = ThreadLocal.withInitial(() -> new long[64]);
 
   private final Object[] candidates;
   private final long[] digests;
   private final double[] weights;
+  private final double maxWeight;
   private final boolean uniform;
 
   /**
@@ -44,6 +57,7 @@ public final class Rendezvous<T> {
     this.digests = new long[n];
     this.weights = new double[n];
     boolean same = true;
+    double max = 0;
     for (int i = 0; i < n; i++) {
       T c = Objects.requireNonNull(candidates.get(i));
       digests[i] = HrwHash.digest(id.apply(c));
@@ -53,8 +67,10 @@ public final class Rendezvous<T> {
       }
       weights[i] = w;
       same &= w == weights[0];
+      max = Math.max(max, w);
     }
     this.uniform = same;
+    this.maxWeight = max;
   }
 
   /** Unweighted selection (every candidate weight 1). */
@@ -73,50 +89,138 @@ public final class Rendezvous<T> {
   /** The winner for a key digest, or {@code null} when there are no candidates. */
   @SuppressWarnings("unchecked")
   public T pick(long keyDigest) {
-    int best = -1;
-    if (uniform) {
-      long bestMix = 0;
-      for (int i = 0; i < digests.length; i++) {
-        long m = HrwHash.mix(digests[i] ^ keyDigest);
-        if (best < 0 || Long.compareUnsigned(m, bestMix) > 0) {
+    int n = digests.length;
+    if (n == 0) {
+      return null;
+    }
+    return (T) candidates[n <= SCALAR_MAX ? pickOneAtATime(keyDigest) : pickOverArrays(keyDigest)];
+  }
+
+  private int pickOneAtATime(long keyDigest) {
+    int best = 0;
+    long bestMix = HrwHash.mix(digests[0] ^ keyDigest);
+    double bestScore = uniform ? 0 : score(0, bestMix ^ Long.MIN_VALUE);
+    for (int i = 1; i < digests.length; i++) {
+      long m = HrwHash.mix(digests[i] ^ keyDigest);
+      if (uniform) {
+        if (Long.compareUnsigned(m, bestMix) > 0) {
           best = i;
           bestMix = m;
         }
-      }
-    } else {
-      double bestScore = 0;
-      for (int i = 0; i < digests.length; i++) {
-        double s = score(i, keyDigest);
-        if (best < 0 || s > bestScore) {
+      } else {
+        double s = score(i, m ^ Long.MIN_VALUE);
+        if (s > bestScore) {
           best = i;
           bestScore = s;
         }
       }
     }
-    return best < 0 ? null : (T) candidates[best];
+    return best;
+  }
+
+  private int pickOverArrays(long keyDigest) {
+    int n = digests.length;
+    long[] s = scratch(n);
+    mixAll(digests, keyDigest, s, n);
+    int best = firstMax(s, n);
+    if (uniform) {
+      return best;
+    }
+    // Every candidate with u <= bound scores below the largest mix's score: score <= maxWeight / -ln(u).
+    double bestScore = score(best, s[best]);
+    long bound = (long) Math.floor(Math.exp(-maxWeight / bestScore) * BOUND_MARGIN * TWO_POW_53 - 0.5);
+    long atLeast = bound <= 0 ? Long.MIN_VALUE : (bound << 11) ^ Long.MIN_VALUE; // mixes with top bits >= bound
+    for (int i = 0; i < n; i++) {
+      if (s[i] >= atLeast && i != best) {
+        double sc = score(i, s[i]);
+        if (sc > bestScore || (sc == bestScore && i < best)) {
+          best = i;
+          bestScore = sc;
+        }
+      }
+    }
+    return best;
   }
 
   /** The top {@code n} candidates for a key digest, best first (for replicas and erasure-coded slices). */
   @SuppressWarnings("unchecked")
   public List<T> ranked(long keyDigest, int n) {
-    Integer[] order = new Integer[candidates.length];
-    for (int i = 0; i < order.length; i++) {
+    int size = digests.length;
+    long[] s = new long[size];
+    mixAll(digests, keyDigest, s, size);
+    double[] score = new double[size];
+    for (int i = 0; i < size && !uniform; i++) {
+      score[i] = score(i, s[i]);
+    }
+    Integer[] order = new Integer[size];
+    for (int i = 0; i < size; i++) {
       order[i] = i;
     }
-    Comparator<Integer> better = uniform
-        ? (a, b) -> Long.compareUnsigned(HrwHash.mix(digests[b] ^ keyDigest), HrwHash.mix(digests[a] ^ keyDigest))
-        : (a, b) -> Double.compare(score(b, keyDigest), score(a, keyDigest));
-    Arrays.sort(order, better);
-    List<T> out = new ArrayList<>(Math.min(n, order.length));
-    for (int i = 0; i < order.length && i < n; i++) {
+    // Stable: equal mixes (or scores) keep the lower index first.
+    Arrays.sort(order, (a, b) -> uniform ? Long.compare(s[b], s[a]) : Double.compare(score[b], score[a]));
+    List<T> out = new ArrayList<>(Math.min(n, size));
+    for (int i = 0; i < size && i < n; i++) {
       out.add((T) candidates[order[i]]);
     }
     return out;
   }
 
-  private double score(int i, long keyDigest) {
-    long m = HrwHash.mix(digests[i] ^ keyDigest);
-    double u = ((m >>> 11) + 0.5) / TWO_POW_53; // strictly inside (0,1)
+  /** The weighted score {@code w / -ln(u)} of candidate i, from its sign-flipped mix. */
+  private double score(int i, long flipped) {
+    double u = (((flipped ^ Long.MIN_VALUE) >>> 11) + 0.5) / TWO_POW_53; // strictly inside (0,1)
     return weights[i] / -Math.log(u);
+  }
+
+  private static long[] scratch(int n) {
+    long[] s = SCRATCH.get();
+    if (s.length < n) {
+      s = new long[Math.max(n, s.length * 2)];
+      SCRATCH.set(s);
+    }
+    return s;
+  }
+
+  /**
+   * {@code out[i] = mix(digests[i] ^ key) ^ Long.MIN_VALUE} for i below n: {@link HrwHash#mix} in two loops, each
+   * simple enough for C2 to vectorize; the sign flip makes signed order the mixes' unsigned order.
+   */
+  static void mixAll(long[] digests, long key, long[] out, int n) {
+    mixFirstHalf(digests, key, out, n);
+    mixSecondHalf(out, n);
+  }
+
+  private static void mixFirstHalf(long[] digests, long key, long[] out, int n) {
+    for (int i = 0; i < n; i++) {
+      long z = (digests[i] ^ key) + HrwHash.GOLDEN;
+      z = (z ^ (z >>> 30)) * HrwHash.M1;
+      z = (z ^ (z >>> 27)) * HrwHash.M2;
+      out[i] = (z ^ (z >>> 31)) + HrwHash.GOLDEN;
+    }
+  }
+
+  private static void mixSecondHalf(long[] out, int n) {
+    for (int i = 0; i < n; i++) {
+      long z = out[i];
+      z = (z ^ (z >>> 30)) * HrwHash.M1;
+      z = (z ^ (z >>> 27)) * HrwHash.M2;
+      z = z ^ (z >>> 31);
+      z = (z << 2) + z; // * 5 and * 9 as shifts and adds: a vector multiply of longs costs several of them
+      long r = Long.rotateLeft(z, 7);
+      out[i] = ((r << 3) + r) ^ Long.MIN_VALUE;
+    }
+  }
+
+  /** The first position below n with the largest value. */
+  private static int firstMax(long[] s, int n) {
+    int best = 0;
+    long bestValue = s[0];
+    for (int i = 1; i < n; i++) {
+      long v = s[i];
+      if (v > bestValue) { // rarely taken (about ln n times): a predicted branch, not a chain of conditional moves
+        best = i;
+        bestValue = v;
+      }
+    }
+    return best;
   }
 }
