@@ -1,6 +1,5 @@
 package io.granary.common.control;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.clustermap.ClusterJson;
@@ -62,12 +61,21 @@ public final class ControlClient {
   public <T> CompletableFuture<T> send(String method, String url, Object body, Class<T> type) {
     byte[] bytes;
     try {
-      bytes = body == null ? new byte[0] : JSON.writeValueAsBytes(body);
-    } catch (JsonProcessingException e) {
-      return CompletableFuture.failedFuture(e);
+      bytes = body == null ? new byte[0] : JsonBody.of(body).bytes();
+    } catch (UncheckedIOException e) {
+      return CompletableFuture.failedFuture(e.getCause());
     }
+    return sendJson(method, url, bytes, type);
+  }
+
+  /** {@link #send(String, String, Object, Class)} with a body serialized once for many calls (metasync). */
+  public <T> CompletableFuture<T> send(String method, String url, JsonBody body, Class<T> type) {
+    return sendJson(method, url, body.bytes(), type);
+  }
+
+  private <T> CompletableFuture<T> sendJson(String method, String url, byte[] json, Class<T> type) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
-        .method(method, HttpRequest.BodyPublishers.ofByteArray(bytes))
+        .method(method, HttpRequest.BodyPublishers.ofByteArray(json))
         .header("Content-Type", "application/json");
     return send(b, JSON.constructType(type));
   }
