@@ -242,8 +242,10 @@ start_granary_local() {
   local i active
   mkdir -p "$WORK/granary"
   : >"$WORK/granary-local.out"
-  # shellcheck disable=SC2086 # GRANARY_JAVA_OPTS and GRANARY_ARGS are lists of words on purpose
-  (cd "$repo" && exec java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" \
+  # The launcher's own JVM options, unless GRANARY_JAVA_OPTS is set: those ./granary gives `granary local`.
+  local launcher_opts="${GRANARY_JAVA_OPTS--Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
+  # shellcheck disable=SC2086 # launcher_opts and GRANARY_ARGS are lists of words on purpose
+  (cd "$repo" && exec java $launcher_opts -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" \
     --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only ${GRANARY_ARGS:-}) >"$WORK/granary-local.out" 2>&1 &
   GRANARY_PID=$!
   log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"

@@ -59,8 +59,7 @@ public final class LocalCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     LocalCluster.Options d = LocalCluster.Options.defaults(data.toAbsolutePath());
-    List<String> jvm = new ArrayList<>(d.jvmOptions());
-    jvm.addAll(jvmOpts);
+    List<String> jvm = LocalCluster.Options.withExtraJvmOptions(d.jvmOptions(), jvmOpts);
     if ((accessKey == null) != (secretKey == null)) {
       throw new IllegalArgumentException("give both --access-key and --secret-key, or neither");
     }

@@ -1,0 +1,37 @@
+package io.granary.cli.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The JVM options `granary local` gives its nodes: the defaults, then `--jvm-opt`s. */
+class LocalJvmOptionsTest {
+  private static final List<String> DEFAULTS = LocalCluster.Options.NODE_JVM_OPTIONS;
+
+  @Test
+  void defaults_areASmallGrowingHeapAndTheSerialCollector() {
+    assertThat(DEFAULTS).contains("-Xms16m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
+  }
+
+  @Test
+  void extraOptions_comeAfterTheDefaults_soALaterHeapSizeWins() {
+    assertThat(LocalCluster.Options.withExtraJvmOptions(DEFAULTS, List.of("-Xmx2g", "-Dgranary.transport=nio")))
+        .containsExactly("-Xms16m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Xmx2g",
+            "-Dgranary.transport=nio");
+  }
+
+  @Test
+  void anotherCollector_replacesTheDefaultOne() {
+    // Two collectors would stop every node at start: "Conflicting collector combinations in option list".
+    assertThat(LocalCluster.Options.withExtraJvmOptions(DEFAULTS, List.of("-XX:+UseG1GC")))
+        .containsExactly("-Xms16m", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC");
+    assertThat(LocalCluster.Options.withExtraJvmOptions(DEFAULTS, List.of("-XX:+UseZGC", "-Xmx1g")))
+        .doesNotContain("-XX:+UseSerialGC").contains("-XX:+UseZGC");
+  }
+
+  @Test
+  void noExtraOptions_theDefaultsAsTheyAre() {
+    assertThat(LocalCluster.Options.withExtraJvmOptions(DEFAULTS, List.of())).isEqualTo(DEFAULTS);
+  }
+}
