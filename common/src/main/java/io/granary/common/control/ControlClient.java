@@ -68,8 +68,11 @@ public final class ControlClient {
     return sendJson(method, url, bytes, type);
   }
 
-  /** {@link #send(String, String, Object, Class)} with a body serialized once for many calls (metasync). */
-  public <T> CompletableFuture<T> send(String method, String url, JsonBody body, Class<T> type) {
+  /**
+   * {@link #send(String, String, Object, Class)} with a body serialized once for many calls (metasync). Not an
+   * overload of {@code send}: a call with a literal {@code null} body would pick the more specific one.
+   */
+  public <T> CompletableFuture<T> sendSerialized(String method, String url, JsonBody body, Class<T> type) {
     return sendJson(method, url, body.bytes(), type);
   }
 

@@ -84,8 +84,8 @@ class JsonBodyTest {
     ControlClient client = new ControlClient(Duration.ofSeconds(10), null, SIGNER);
     JsonBody body = JsonBody.of(Map.of("map", Map.of("version", 3)));
 
-    client.send("PUT", url, body, Void.class).get();
-    client.send("PUT", url, body, Void.class).get();
+    client.sendSerialized("PUT", url, body, Void.class).get();
+    client.sendSerialized("PUT", url, body, Void.class).get();
 
     assertThat(received).hasSize(2).allSatisfy(r -> {
       assertThat(r.body()).isEqualTo(body.bytes());
@@ -102,5 +102,19 @@ class JsonBodyTest {
     client.send("PUT", url, body, Void.class).get();
 
     assertThat(received).singleElement().satisfies(r -> assertThat(r.body()).isEqualTo("{\"version\":3}".getBytes()));
+  }
+
+  @Test
+  void send_aLiteralNullBody_sendsAnEmptyBody() throws Exception {
+    // Most control calls send no body, written as a literal null: it must reach send(..., Object, ...), which had
+    // lost to a more specific overload taking a JsonBody (every bodyless call failed with a NullPointerException).
+    ControlClient client = new ControlClient(Duration.ofSeconds(10), null, SIGNER);
+
+    client.send("POST", url, null, Void.class).get();
+
+    assertThat(received).singleElement().satisfies(r -> {
+      assertThat(r.body()).isEmpty();
+      assertThat(r.signed()).isTrue();
+    });
   }
 }

@@ -118,7 +118,7 @@ public final class MetadataPusher implements AutoCloseable {
     synchronized (s) {
       url = s.url;
     }
-    client.send("PUT", url + ApiPaths.METASYNC, out.json(), Void.class).whenComplete((ok, err) -> {
+    client.sendSerialized("PUT", url + ApiPaths.METASYNC, out.json(), Void.class).whenComplete((ok, err) -> {
       boolean again;
       synchronized (s) {
         if (err == null) {
