@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  * an object key to its last access time. Keys are UTF-8,
  * so a prefix scan returns names in the byte order S3 listings use.
  *
+ * <p>Memory: bounded per store by {@link MetaMemory} (block cache, memtables, index and filter blocks).
+ *
  * <p>Thread-safe. Calls block on disk and run off the event loop, except {@link #get}, which reads the memtable
  * and block cache and is cheap enough for the GET path.
  *
@@ -69,6 +71,7 @@ public final class MetaStore implements AutoCloseable {
   private static final byte[] ATIME_CF = "atime".getBytes(StandardCharsets.UTF_8);
 
   private final Path dir;
+  private final MetaMemory memory;
   private final DBOptions dbOptions;
   private final ColumnFamilyOptions cfOptions;
   private final RocksDB db;
@@ -82,8 +85,10 @@ public final class MetaStore implements AutoCloseable {
   private final LongAdder active = new LongAdder(); // calls in progress; close waits for them
   private volatile boolean closed;
 
-  private MetaStore(Path dir, DBOptions dbo, ColumnFamilyOptions cfo, RocksDB db, List<ColumnFamilyHandle> handles) {
+  private MetaStore(Path dir, MetaMemory memory, DBOptions dbo, ColumnFamilyOptions cfo, RocksDB db,
+      List<ColumnFamilyHandle> handles) {
     this.dir = dir;
+    this.memory = memory;
     this.dbOptions = dbo;
     this.cfOptions = cfo;
     this.db = db;
@@ -101,9 +106,10 @@ public final class MetaStore implements AutoCloseable {
   /** Opens (creating if needed) the store in {@code dir}. */
   public static MetaStore open(Path dir) throws IOException {
     Files.createDirectories(dir);
-    DBOptions dbo = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+    MetaMemory memory = new MetaMemory();
+    DBOptions dbo = memory.dbOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
         .setMaxBackgroundJobs(2).setKeepLogFileNum(4);
-    ColumnFamilyOptions cfo = new ColumnFamilyOptions(); // ordered: listings are prefix scans
+    ColumnFamilyOptions cfo = memory.columnOptions(); // ordered: listings are prefix scans
     List<ColumnFamilyDescriptor> cfs = new ArrayList<>(List.of(
         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfo),
         new ColumnFamilyDescriptor(OBJECTS_CF, cfo),
@@ -115,11 +121,30 @@ public final class MetaStore implements AutoCloseable {
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
       RocksDB db = RocksDB.open(dbo, dir.toString(), cfs, handles);
-      return new MetaStore(dir, dbo, cfo, db, handles);
+      return new MetaStore(dir, memory, dbo, cfo, db, handles);
     } catch (RocksDBException e) {
       dbo.close();
       cfo.close();
+      memory.close();
       throw new IOException("Error opening RocksDB at " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** RocksDB memory a store holds: all its memtables, and its block cache's usage and capacity (bytes). */
+  public record MemoryUse(long memtables, long cache, long cacheCapacity) {
+  }
+
+  /** The RocksDB memory this store holds now. */
+  public MemoryUse memoryUse() throws IOException {
+    enter();
+    try {
+      return new MemoryUse(db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"),
+          db.getLongProperty(objects, "rocksdb.block-cache-usage"),
+          db.getLongProperty(objects, "rocksdb.block-cache-capacity"));
+    } catch (RocksDBException e) {
+      throw new IOException("Error reading RocksDB memory properties of " + dir, e);
+    } finally {
+      exit();
     }
   }
 
@@ -745,5 +770,6 @@ public final class MetaStore implements AutoCloseable {
     db.close();
     dbOptions.close();
     cfOptions.close();
+    memory.close();
   }
 }
