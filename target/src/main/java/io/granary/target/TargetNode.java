@@ -266,6 +266,8 @@ public final class TargetNode implements GracefulStop {
       var c = space.capacity(mp);
       return new long[] {c.usedBytes(), c.capacityBytes()};
     }, cfg.mountpaths(), opened);
+    mountpaths.onSlicesLost(ec::slicesLost); // owners audit and send again what the mountpath held
+    scrubs.alongside(ec::audit); // a scrub of an erasure-coded bucket audits its slices too
     // ---- end resilver
     // ---- mirroring (io.granary.target.mirror): copies of a mirrored bucket's objects on other mountpaths
     resilver.setMirroredObjects(mirroring);
@@ -281,7 +283,7 @@ public final class TargetNode implements GracefulStop {
         .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))
         .mount(MirrorRoutes.PATH, new MirrorRoutes(id, mirroring, holder))
         .mount(ScrubRoutes.PATH, new ScrubRoutes(id, scrubs, holder))
-        .mount(SliceRoutes.PATH, new SliceRoutes(holder, ec.slices(), store, disk, ec::report));
+        .mount(SliceRoutes.PATH, new SliceRoutes(holder, ec.slices(), store, disk, ec::report, ec::auditAsked));
     HttpServer server;
     Stopping stopping = new Stopping();
     try {

@@ -197,6 +197,90 @@ class EcIT {
     assertThat(listed).isEqualTo(new TreeSet<>(OBJECTS.keySet()));
   }
 
+  /** Slice files ({@code *.slice}) under a mountpath's {@code ec/} tree. */
+  private static long sliceFiles(Path mountpath) throws Exception {
+    Path ec = mountpath.resolve("ec");
+    if (!Files.isDirectory(ec)) {
+      return 0;
+    }
+    try (Stream<Path> walk = Files.walk(ec)) {
+      return walk.filter(p -> p.getFileName().toString().endsWith(".slice")).count();
+    }
+  }
+
+  @Test
+  @Order(2)
+  void holderLosesAMountpath_ownersFindItsSlicesMissing_andSendThemAgain() throws Exception {
+    long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
+    long expected = small * P + (OBJECTS.size() - small) * (D + P);
+    // The target and mountpath holding the most slices: detached, what it held is gone from the target's view.
+    String mostId = null;
+    Path most = null;
+    long mostSlices = -1;
+    for (String id : cluster.targetIds()) {
+      for (Path mp : cluster.mountpaths(id)) {
+        long n = sliceFiles(mp);
+        if (n > mostSlices) {
+          mostId = id;
+          most = mp;
+          mostSlices = n;
+        }
+      }
+    }
+    String holder = mostId;
+    Path lost = most;
+    long lostSlices = mostSlices;
+    assertThat(lostSlices).isPositive();
+    double missing = sum("granary_ec_slices_missing_total");
+    double audits = sum("granary_ec_audits_total");
+    String mountpaths = cluster.endpoint() + "/v1/cluster/nodes/" + holder + "/mountpaths";
+    Http.Reply detach = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(mountpaths + "/"
+        + java.net.URLEncoder.encode(lost.toAbsolutePath().normalize().toString(),
+            java.nio.charset.StandardCharsets.UTF_8) + "?mode=detach")).DELETE());
+    assertThat(detach.status()).as(detach.bodyText()).isEqualTo(200);
+    String gone = lost.toAbsolutePath().normalize().toString();
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
+      Http.Reply r = Http.get(mountpaths);
+      return r.status() == 200 && !r.bodyText().contains("\"" + gone + "\"");
+    });
+
+    // Every owner audits (the holder asked them), finds the slices missing and encodes those objects again.
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() ->
+        sum("granary_ec_slices_missing_total") >= missing + lostSlices
+            && sum("granary_ec_audits_total") > audits
+            && sum("granary_ec_queue_depth") == 0
+            && sum("granary_ec_slices_held") == expected);
+    assertThat(sum("granary_ec_slices_missing_total")).as("only what the mountpath held was missing")
+        .isEqualTo(missing + lostSlices);
+    ClusterMap map = cluster.map();
+    for (String name : OBJECTS.keySet()) {
+      boolean replicas = OBJECTS.get(name)[0] < LIMIT;
+      List<String> holders = ranked(map, name).subList(1, 1 + (replicas ? P : D + P)).stream().map(Node::id)
+          .toList();
+      int k = holders.indexOf(holder);
+      if (k >= 0) {
+        JsonNode recs = records(holder, name);
+        assertThat(recs).as("%s holds its slice of %s again", holder, name).hasSize(1);
+        assertThat(recs.get(0).path("index").asInt()).isEqualTo(replicas ? -1 : k);
+      }
+    }
+    assertThat(sliceFiles(lost)).as("the detached mountpath is not written to").isEqualTo(lostSlices);
+    // Its disk is taken away: later tests find each slice once.
+    try (Stream<Path> walk = Files.walk(lost.resolve("ec"))) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    // An object rebuilt from slices, the one sent again among them: its main copy deleted, the GET rebuilds it.
+    String big = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] >= LIMIT)
+        .filter(n -> ranked(map, n).subList(1, 1 + D).stream().anyMatch(h -> h.id().equals(holder)))
+        .findFirst().orElseThrow();
+    List<Path> main = mainFiles(ranked(map, big).get(0).id(), big);
+    assertThat(main).hasSize(1);
+    Files.delete(main.get(0));
+    assertExact(big);
+  }
+
   /** The object's main file on its owner's mountpaths (objects/.../SHA256(name)). */
   private static List<Path> mainFiles(String owner, String name) throws Exception {
     String hex = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
@@ -214,7 +298,7 @@ class EcIT {
   }
 
   @Test
-  @Order(2)
+  @Order(3)
   void mainFileDeletedOnDisk_isRebuiltByTheNextGet_andRestored() throws Exception {
     ClusterMap map = cluster.map();
     String big = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] > (1 << 20)).findFirst().orElseThrow();
@@ -255,7 +339,7 @@ class EcIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void lostMainCopy_withACorruptSlice_isCutShortOrExactNeverWhollyWrong_andRebuiltWithoutTheBadSlice()
       throws Exception {
     ClusterMap map = cluster.map();
@@ -291,7 +375,7 @@ class EcIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void delete_removesTheSlicesOnTheirHolders() throws Exception {
     ClusterMap map = cluster.map();
     String name = sliced(3);
@@ -309,7 +393,7 @@ class EcIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void overwrite_replacesTheSlicesOfTheOlderVersion() throws Exception {
     ClusterMap map = cluster.map();
     String name = sliced(5);
@@ -365,7 +449,7 @@ class EcIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void corruptMainCopy_withValidation_isRebuiltFromSlices_byGetAndByScrub() throws Exception {
     String bucket = "coded-verified";
     Http.Reply created = cluster.createBucket(bucket, "{\"protection\":{\"ec.data\":" + D + ",\"ec.parity\":" + P
@@ -446,7 +530,7 @@ class EcIT {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void twoTargetsKilled_everyObjectReadsByteExact() throws Exception {
     kill("t2");
     kill("t5");
@@ -467,7 +551,7 @@ class EcIT {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void thirdTargetKilled_unrebuildableObjectsAre503_neverWrongBytes() throws Exception {
     ClusterMap map = cluster.map();
     // A small object whose owner and one replica holder are dead: killing its other replica holder loses it.
@@ -508,7 +592,7 @@ class EcIT {
   }
 
   @Test
-  @Order(9)
+  @Order(10)
   void restarted_everyObjectReadsAgain_andNoOrphanSliceIsLeft() throws Exception {
     ClusterMap map = cluster.map();
     // Deleted while one of its holders is down: that holder keeps an orphan until it is back and sweeps.
@@ -558,7 +642,7 @@ class EcIT {
    * start encodes what was left: every object is whole, its slices on exactly its holders, and a scrub finds nothing.
    */
   @Test
-  @Order(10)
+  @Order(11)
   void ownerKilledWhileEncoding_afterRestartEveryObjectIsWholeAndEncoded_andAScrubFindsNothing() throws Exception {
     ClusterMap map = cluster.map();
     String owner = "t4";
@@ -626,7 +710,7 @@ class EcIT {
    * file is left, a scrub restores the copies still missing from the slices, and every object reads byte-exact.
    */
   @Test
-  @Order(11)
+  @Order(12)
   void ownerKilledWhileRebuilding_afterRestartNothingIsTorn_andAScrubRestoresWhatIsMissing() throws Exception {
     ClusterMap map = cluster.map();
     String owner = "t4";
@@ -687,7 +771,7 @@ class EcIT {
   }
 
   @Test
-  @Order(12)
+  @Order(13)
   void targetJoinsThenOneIsDecommissioned_slicesFollowTheirHolders_twoKilledStillReadByteExact() throws Exception {
     ClusterMap before = cluster.map();
     double reencoded = sum("granary_ec_objects_reencoded_total");

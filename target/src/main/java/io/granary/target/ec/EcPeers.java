@@ -86,6 +86,20 @@ final class EcPeers {
         });
   }
 
+  /** The positions in {@code asked} of the slices {@code holder} does not hold whole. */
+  CompletableFuture<List<Integer>> missing(Node holder, BucketProps b, List<SliceRoutes.HeldSlice> asked) {
+    SliceRoutes.HeldQuery q = new SliceRoutes.HeldQuery(b.bucket().provider().wireName(), b.bucket().name(), b.id(),
+        asked);
+    return control.send("POST", holder.url() + SliceRoutes.HELD, q, SliceRoutes.HeldAnswer.class)
+        .thenApply(SliceRoutes.HeldAnswer::missing);
+  }
+
+  /** Asks {@code target} to audit the slices of the objects it owns: {@code holder} lost some. */
+  CompletableFuture<Void> askAudit(Node target, String holder) {
+    return control.send("POST", target.url() + SliceRoutes.AUDIT + "?holder=" + RequestPath.encodePath(holder),
+        null, Void.class);
+  }
+
   /** Opens slice {@code index} of {@code version} on {@code from}; an IOException unless it answered 200. */
   InputStream open(Node from, BucketProps b, String name, String version, int index) throws IOException,
       InterruptedException {

@@ -16,6 +16,21 @@ public final class EcStats {
   final AtomicLong overflows = new AtomicLong();      // objects not queued (queue full): left to a walk
   final AtomicLong reencoded = new AtomicLong();      // versions sent again: their holders changed with the map
   final AtomicLong placementWalks = new AtomicLong(); // bucket walks done after a placement change settled
+  final AtomicLong slicesAudited = new AtomicLong();  // slices a holder was asked about by an audit and answered
+  final AtomicLong slicesMissing = new AtomicLong();  // of those, not held whole: their objects encoded again
+  final AtomicLong audits = new AtomicLong();         // bucket audits done
+
+  public long slicesAudited() {
+    return slicesAudited.get();
+  }
+
+  public long slicesMissing() {
+    return slicesMissing.get();
+  }
+
+  public long audits() {
+    return audits.get();
+  }
 
   public long reencoded() {
     return reencoded.get();

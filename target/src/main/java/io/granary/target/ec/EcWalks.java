@@ -21,7 +21,10 @@ import org.slf4j.LoggerFactory;
  *       "encoded" mark: asked for at start, after a full queue, when a target becomes active again, and
  *       {@link #RETRY_MILLIS} after an encode failed;</li>
  *   <li>sweeps of the slices held here for orphans ({@link OrphanSweep}): at start and when a target becomes
- *       active again.</li>
+ *       active again;</li>
+ *   <li>audits ({@link SliceAudit}): walks that also ask each holder whether it still holds the slices of the
+ *       objects this target owns: at start, when a target becomes active again, and when a holder says it lost a
+ *       mountpath ({@code POST /v1/ec/audit}).</li>
  * </ul>
  */
 final class EcWalks implements AutoCloseable {
@@ -39,14 +42,20 @@ final class EcWalks implements AutoCloseable {
   private final Runnable placementWalked;
   private final LinkedHashMap<String, BucketProps> asked = new LinkedHashMap<>(); // guarded
   private final java.util.Set<String> placementAsked = new java.util.HashSet<>(); // guarded by asked
+  private final java.util.Set<String> auditAsked = new java.util.HashSet<>(); // guarded by asked
+  private final SliceAudit audit;
+  private final Runnable audited;
   private final Thread thread;
   private boolean sweepAsked; // guarded by asked
   private boolean closed; // guarded by asked
   private volatile boolean failedSinceWalk;
 
   EcWalks(String nodeId, ObjectStore store, ClusterMetadataHolder cluster, Function<BucketProps, BucketProps> current,
-      MirrorQueue queue, Unencoded unencoded, OrphanSweep sweep, Runnable placementWalked) {
+      MirrorQueue queue, Unencoded unencoded, OrphanSweep sweep, Runnable placementWalked, SliceAudit audit,
+      Runnable audited) {
     this.nodeId = nodeId;
+    this.audit = audit;
+    this.audited = audited;
     this.store = store;
     this.cluster = cluster;
     this.current = current;
@@ -91,6 +100,21 @@ final class EcWalks implements AutoCloseable {
           }
           request(b);
         }));
+  }
+
+  /** Asks for an audit of every erasure-coded bucket: a walk that also asks holders for the slices it marks sent. */
+  void requestAudit() {
+    cluster.snapshot().ifPresent(s -> requestAudit(s.buckets().buckets().values()));
+  }
+
+  /** Asks for an audit of each erasure-coded bucket of {@code buckets}. */
+  void requestAudit(java.util.Collection<BucketProps> buckets) {
+    buckets.stream().filter(b -> b.protection().ecData() > 0).forEach(b -> {
+      synchronized (asked) {
+        auditAsked.add(b.bucket().key() + "/" + b.id());
+      }
+      request(b);
+    });
   }
 
   /** Asks for a sweep of the slices held here. */
@@ -153,34 +177,47 @@ final class EcWalks implements AutoCloseable {
 
   private void walk(BucketProps b) throws IOException, InterruptedException {
     boolean placement;
+    boolean auditing;
     synchronized (asked) {
       placement = placementAsked.remove(b.bucket().key() + "/" + b.id());
+      auditing = auditAsked.remove(b.bucket().key() + "/" + b.id());
     }
-    walkBucket(b);
+    walkBucket(b, auditing);
     if (placement) {
       placementWalked.run();
     }
   }
 
-  private void walkBucket(BucketProps asked) throws IOException, InterruptedException {
+  private void walkBucket(BucketProps asked, boolean auditing) throws IOException, InterruptedException {
     BucketProps b = current.apply(asked);
     if (b == null || b.protection().ecData() == 0) {
       return;
     }
     long[] examined = {0};
     long[] queued = {0};
+    SliceAudit.Pass pass = auditing ? audit.begin(b, name -> queue.put(new StoredName(b, name))) : null;
     boolean done = BucketRecords.walk(store.mountpathSet().served(), b, (mp, name, meta) -> {
       examined[0]++;
-      if (!meta.isMirrorCopyOn(mp.id()) && unencoded.test(b, name, meta)) {
+      if (meta.isMirrorCopyOn(mp.id())) {
+        return true;
+      }
+      if (unencoded.test(b, name, meta)) {
         if (!queue.put(new StoredName(b, name))) {
           return false; // closed
         }
         queued[0]++;
+      } else if (pass != null) {
+        pass.add(name, meta);
       }
       return true;
     }, () -> { });
+    long missing = pass == null || !done ? 0 : pass.finish();
     if (done) {
-      log.info("node={} bucket={} ec walk done: examined={} queued={}", nodeId, b.bucket(), examined[0], queued[0]);
+      log.info("node={} bucket={} ec walk done: examined={} queued={}{}", nodeId, b.bucket(), examined[0], queued[0],
+          pass == null ? "" : " audited, slices missing=" + missing);
+      if (pass != null) {
+        audited.run();
+      }
     }
   }
 

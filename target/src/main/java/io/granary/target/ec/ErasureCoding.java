@@ -75,7 +75,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     // unencoded: the current version not encoded, or encoded for holders other than those the map names now
     this.walks = new EcWalks(nodeId, store, cluster, current, queue, (b, name, meta) -> ownsHere(b, name)
         && !encoder.placed(b, name, meta), new OrphanSweep(nodeId, store, cluster, slices, peers),
-        stats.placementWalks::incrementAndGet);
+        stats.placementWalks::incrementAndGet, new SliceAudit(nodeId, cluster, slices, peers, stats,
+            this::ownsHere), stats.audits::incrementAndGet);
     store.addCommitListener(this);
   }
 
@@ -94,13 +95,14 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   /** What {@code GET /v1/ec} answers. */
   public record Report(String target, int queueDepth, long slicesHeld, long encoded, long replicated,
-      long encodeFailures, long rebuilds, long rebuildFailures, long reencoded, long placementWalks) {
+      long encodeFailures, long rebuilds, long rebuildFailures, long reencoded, long placementWalks, long audits,
+      long slicesAudited, long slicesMissing) {
   }
 
   public Report report() {
     return new Report(nodeId, queue.depth(), slices.held(), stats.encoded(), stats.replicated(),
         stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures(), stats.reencoded(),
-        stats.placementWalks());
+        stats.placementWalks(), stats.audits(), stats.slicesAudited(), stats.slicesMissing());
   }
 
   @Override
@@ -123,7 +125,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   public void bucketsChanged(Map<String, BucketProps> old, Collection<BucketProps> now) {
     if (old == null) {
       slices.count();
-      now.stream().filter(b -> b.protection().ecData() > 0).forEach(walks::request);
+      walks.requestAudit(now); // and a holder may have come back without a disk meanwhile
       walks.requestSweep();
       return;
     }
@@ -157,8 +159,52 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       walks.requestPlacement();
       walks.requestSweep();
     } else if (active(now) > active(old)) {
-      walks.requestAll();
+      walks.requestAudit(); // what waited for a holder is encoded; one back without its disk is sent its slices
       walks.requestSweep(); // deletes made while a holder was away left its slices
+    }
+  }
+
+  /** A scrub of an erasure-coded bucket: its objects' slices are audited as well. Never blocks. */
+  public void audit(BucketProps b) {
+    walks.requestAudit(java.util.List.of(b));
+  }
+
+  /** {@code POST /v1/ec/audit}: a holder lost slices; the objects this target owns are audited. Never blocks. */
+  public void auditAsked() {
+    walks.requestAudit();
+  }
+
+  /**
+   * A mountpath of this target left service (failed, disabled or detached) with the slices it held: every active
+   * target, this one too, audits the objects it owns, and sends again what is missing. Asynchronous.
+   */
+  public void slicesLost(String why) {
+    log.info("node={} slices held here may be lost ({}): every target audits the objects it owns", nodeId, why);
+    rebuilds.submit(() -> {
+      askAudits(); // after the count: slices sent again are counted as they arrive
+      return null;
+    }).exceptionally(e -> {
+      log.warn("node={} slice audits not asked for now ({}): targets audit at their next start", nodeId,
+          e.toString());
+      return null;
+    });
+  }
+
+  private void askAudits() {
+    slices.count(); // what the lost mountpath held is no longer held
+    walks.requestAudit(); // this target's own marks may have been on that mountpath too
+    ClusterMetadataHolder.Snapshot s = cluster.snapshot().orElse(null);
+    if (s == null) {
+      return;
+    }
+    for (Node n : s.map().targets().values()) {
+      if (!n.id().equals(nodeId) && n.state() == io.granary.clustermap.NodeState.ACTIVE) {
+        peers.askAudit(n, nodeId).exceptionally(e -> {
+          log.warn("node={} could not ask target {} for a slice audit (it audits at its next start or when this "
+              + "target is back): {}", nodeId, n.id(), ControlClient.cause(e).toString());
+          return null;
+        });
+      }
     }
   }
 

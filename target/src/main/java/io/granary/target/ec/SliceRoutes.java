@@ -1,6 +1,9 @@
 package io.granary.target.ec;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.clustermap.bucket.Bucket;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.clustermap.bucket.Provider;
 import io.granary.common.api.ObjectAddress;
 import io.granary.common.control.ControlClient;
 import io.granary.common.error.ApiException;
@@ -11,6 +14,7 @@ import io.granary.common.error.ObjectNotFoundException;
 import io.granary.common.error.RouteNotFoundException;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.HttpExchange;
+import io.granary.common.http.JsonRequestHandler;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.Router;
 import io.granary.common.membership.ClusterMetadataHolder;
@@ -30,6 +34,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +55,11 @@ import java.util.function.Supplier;
  * DELETE /v1/ec/slices/BUCKET/OBJECT?provider=P[&amp;keep=V[&amp;keepIndex=K]][&amp;before=MS]   removes the
  *        object's slices here (but version V's, or only its slice K, and versions newer than MS: a delete never
  *        takes a version written after it)
+ * POST   /v1/ec/held                                {"provider","bucket","bid","slices":[{"name","version","index"}]}
+ *        (at most {@value #MAX_HELD_QUERY}): {"missing":[i...]}, the positions of those not held here whole (an
+ *        owner's audit, {@link SliceAudit})
+ * POST   /v1/ec/audit[?holder=ID]                   202: this target audits the slices of the objects it owns
+ *        (a holder lost a mountpath, and the slices on it)
  * GET    /v1/ec                                     this target's counters and queue
  * </pre>
  */
@@ -58,6 +68,10 @@ public final class SliceRoutes implements Router {
   public static final String SLICES = "/v1/ec/slices/";
   public static final String RECORDS = "/v1/ec/records/";
   public static final String CURRENT = "/v1/ec/current/";
+  public static final String HELD = "/v1/ec/held";
+  public static final String AUDIT = "/v1/ec/audit";
+  /** The most slices one held query may name: a few hundred KB of JSON, a few directory reads each. */
+  public static final int MAX_HELD_QUERY = 1000;
   public static final String RECORD_HEADER = "granary-ec-slice";
   /** The most record bytes taken in a header (the owner's record of a multipart object can be large). */
   private static final int MAX_RECORD = 48 << 10;
@@ -66,15 +80,18 @@ public final class SliceRoutes implements Router {
   private final SliceStore slices;
   private final BoundedExecutor disk;
   private final Supplier<?> report;
+  private final Runnable auditAsked;
   private final ObjectStore store;
 
   /**
    * @param disk where slices are written, committed, listed and opened
    * @param report what {@code GET /v1/ec} answers ({@link ErasureCoding#report})
+   * @param auditAsked what {@code POST /v1/ec/audit} starts ({@link ErasureCoding#auditAsked}); never blocks
    */
   public SliceRoutes(ClusterMetadataHolder cluster, SliceStore slices, ObjectStore store, BoundedExecutor disk,
-      Supplier<?> report) {
+      Supplier<?> report, Runnable auditAsked) {
     this.cluster = cluster;
+    this.auditAsked = auditAsked;
     this.store = store;
     this.slices = slices;
     this.disk = disk;
@@ -91,6 +108,18 @@ public final class SliceRoutes implements Router {
 
   /** Every slice record of one object held by a target. */
   public record Records(List<SliceRecord> records) {
+  }
+
+  /** What an owner asks a holder: are these slices of objects of one bucket incarnation held here whole? */
+  public record HeldQuery(String provider, String bucket, String bid, List<HeldSlice> slices) {
+  }
+
+  /** One slice asked about: {@code index} {@link SliceRecord#REPLICA} for a full replica. */
+  public record HeldSlice(String name, String version, int index) {
+  }
+
+  /** The positions in the query's {@code slices} of those not held here whole. */
+  public record HeldAnswer(List<Integer> missing) {
   }
 
   @Override
@@ -116,6 +145,17 @@ public final class SliceRoutes implements Router {
     } else if (path.startsWith(CURRENT)) {
       if (m.equals(HttpMethod.GET)) {
         return this::current;
+      }
+    } else if (path.equals(HELD)) {
+      if (m.equals(HttpMethod.POST)) {
+        return new HeldCheck();
+      }
+    } else if (path.equals(AUDIT)) {
+      if (m.equals(HttpMethod.POST)) {
+        return e -> {
+          auditAsked.run();
+          e.sendJson(HttpResponseStatus.ACCEPTED, Map.of("audit", "queued"));
+        };
       }
     } else {
       throw new RouteNotFoundException(path);
@@ -247,6 +287,53 @@ public final class SliceRoutes implements Router {
       return SliceRecord.decode(Base64.getDecoder().decode(header));
     } catch (IOException | IllegalArgumentException e) {
       throw BadRequestException.invalidArgument("undecodable slice record: " + e.getMessage());
+    }
+  }
+
+  /** {@code POST /v1/ec/held}: each slice looked up on the disk pool; 400 for a malformed or oversized query. */
+  private final class HeldCheck extends JsonRequestHandler {
+    @Override
+    protected void handle(HttpExchange ex, JsonNode body) {
+      if (body == null) {
+        throw BadRequestException.invalidArgument("a held query needs a JSON body");
+      }
+      HeldQuery q = convert(body, HeldQuery.class);
+      if (q.slices() == null || q.slices().size() > MAX_HELD_QUERY) {
+        throw BadRequestException.invalidArgument("a held query names 0 to " + MAX_HELD_QUERY + " slices");
+      }
+      for (HeldSlice h : q.slices()) {
+        if (h == null || h.name() == null || h.name().isEmpty() || h.version() == null
+            || h.index() < SliceRecord.REPLICA) {
+          throw BadRequestException.invalidArgument("each slice asked about needs a name, a version and an index");
+        }
+      }
+      Bucket bucket;
+      try {
+        bucket = new Bucket(Provider.parse(q.provider()), q.bucket());
+      } catch (IllegalArgumentException e) {
+        throw BadRequestException.invalidArgument(e.getMessage());
+      }
+      BucketProps b = cluster.requireBucket(bucket);
+      if (q.bid() == null || !q.bid().equals(b.id())) {
+        throw new ConflictException("BucketIdMismatch", "bucket " + b.bucket() + " is incarnation " + b.id()
+            + " here, not " + q.bid());
+      }
+      disk.submit(() -> {
+        List<Integer> missing = new ArrayList<>();
+        for (int i = 0; i < q.slices().size(); i++) {
+          HeldSlice h = q.slices().get(i);
+          if (!slices.holds(b, h.name(), h.version(), h.index())) {
+            missing.add(i);
+          }
+        }
+        return missing;
+      }).whenComplete((missing, err) -> {
+        if (err != null) {
+          ex.sendError(StorageErrors.of("looking up slices", ControlClient.cause(err)));
+        } else {
+          ex.sendJson(HttpResponseStatus.OK, new HeldAnswer(missing));
+        }
+      });
     }
   }
 

@@ -271,6 +271,22 @@ public final class SliceStore {
     return null;
   }
 
+  /**
+   * Whether slice {@code index} of {@code version} is held here whole: its record, and its file of the size the
+   * record gives (a file lost with a disk, or removed by hand, is not held). What an owner's audit asks.
+   */
+  public boolean holds(BucketProps b, String name, String version, int index) throws IOException {
+    Held h = find(b, name, version, index);
+    if (h == null) {
+      return false;
+    }
+    try {
+      return Files.size(h.file()) == h.record().sliceSize();
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+  }
+
   /** Removes the slices of the object held here that {@code which} picks, and their owner marks; how many. */
   public int remove(BucketProps b, String name, Predicate<SliceRecord> which) throws IOException {
     synchronized (lock(b, name)) {

@@ -136,6 +136,11 @@ public final class TargetMetrics {
     m.gauge("ec_queue_depth", "Objects waiting to be erasure coded or being encoded", ec::queueDepth);
     m.counter("ec_queue_overflows", "Objects left out of a full encode queue, to a walk of their bucket",
         s::overflows);
+    m.counter("ec_audits", "Audits of an erasure-coded bucket done: its holders asked for the slices of the "
+        + "objects this target owns", s::audits);
+    m.counter("ec_slices_audited", "Slices a holder was asked about by an audit and answered for", s::slicesAudited);
+    m.counter("ec_slices_missing", "Slices an audit found missing or not whole on their holder (the object was "
+        + "encoded again)", s::slicesMissing);
     m.counter("ec_objects_reencoded", "Object versions sent again because the map moved their holders (a target "
         + "joined, left or was decommissioned); the former holders dropped theirs", s::reencoded);
     m.counter("ec_placement_walks", "Walks of an erasure-coded bucket done after a placement change settled",

@@ -49,6 +49,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
   private long version;                   // of the persisted record; guarded by this
   private long resilverId;                // the latest resilver; guarded by this
   private boolean resilverDone;           // guarded by this
+  private volatile java.util.function.Consumer<String> slicesLost = why -> { };
 
   /**
    * Takes over the mountpaths a target opened at start and connects the health check (failed mountpaths are
@@ -91,6 +92,14 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     if (!first && !opened.previous().resilverDone()) {
       resilver.run(resilverId, "resuming after a restart");
     }
+  }
+
+  /**
+   * Installs what is told when a mountpath leaves service with what it held that no resilver moves (erasure-coding
+   * slices): disabled (by an operator or a failed health check) or detached. Must not block.
+   */
+  public void onSlicesLost(java.util.function.Consumer<String> listener) {
+    this.slicesLost = listener;
   }
 
   /** Attaches the directory {@code path} as a mountpath (or enables a disabled one) and starts a resilver. */
@@ -230,6 +239,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     Mountpath mp = e.mountpath();
     store.updateMountpaths(s -> s.with(e.withState(MountpathState.DISABLED, reason)));
     releaseLater(mp);
+    slicesLost.accept("mountpath " + e.path() + " disabled: " + reason);
     changed("disable " + e.path() + ": " + reason);
   }
 
@@ -287,6 +297,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
       persist();
       releaseLater(mp);
       log.info("node={} mountpath={} detached and released: its disk may be removed", self, e.path());
+      slicesLost.accept("mountpath " + e.path() + " detached");
     }
   }
 

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,7 @@ public final class Scrubs implements AutoCloseable {
   private final Function<BucketProps, BucketProps> current;
   private final Map<String, Progress> latest = new LinkedHashMap<>(); // guarded
   private final ExecutorService thread;
+  private volatile Consumer<BucketProps> alongside = b -> { };
 
   /** @param current given a bucket's props, its props now (null: that bucket incarnation is gone) */
   public Scrubs(String nodeId, ObjectStore store, CopyVerifier verifier, Function<BucketProps, BucketProps> current) {
@@ -70,8 +72,17 @@ public final class Scrubs implements AutoCloseable {
     });
   }
 
+  /**
+   * Installs what else a scrub request starts (erasure coding: an audit of the bucket's slices on their holders).
+   * Must not block.
+   */
+  public void alongside(Consumer<BucketProps> also) {
+    this.alongside = also;
+  }
+
   /** Asks for a scrub of {@code bucket}; one waiting already covers it. Never blocks. */
   public void request(BucketProps bucket) {
+    alongside.accept(bucket);
     String key = bucket.bucket().key();
     synchronized (latest) {
       Progress p = latest.get(key);

@@ -64,6 +64,7 @@ class SliceRoutesTest {
   private SliceStore slices;
   private BoundedExecutor disk;
   private SliceRoutes routes;
+  private final java.util.concurrent.atomic.AtomicInteger audits = new java.util.concurrent.atomic.AtomicInteger();
   private final List<EmbeddedChannel> channels = new ArrayList<>();
   private final List<ByteBuf> sent = new ArrayList<>();
 
@@ -77,7 +78,7 @@ class SliceRoutesTest {
         NodeState.ACTIVE, 1), Instant.EPOCH).withNode(new Node("t1", NodeRole.TARGET, "http://127.0.0.1:2",
         NodeState.ACTIVE, 1));
     cluster.apply(new ClusterMetadata(map, BucketMetadata.empty(UUID).with(BUCKET)));
-    routes = new SliceRoutes(cluster, slices, store, disk, () -> Map.of("ok", true));
+    routes = new SliceRoutes(cluster, slices, store, disk, () -> Map.of("ok", true), audits::incrementAndGet);
   }
 
   @AfterEach
@@ -224,5 +225,79 @@ class SliceRoutesTest {
     other.release();
     assertThat(slices.held(BUCKET, "a/b")).isEmpty();
     assertThat(workFiles()).isZero();
+  }
+
+  private FullHttpResponse held(String json) {
+    byte[] body = json.getBytes(StandardCharsets.UTF_8);
+    return exchange("POST " + SliceRoutes.HELD + " HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        + "Content-Length: " + body.length + "\r\n\r\n", body);
+  }
+
+  private static String query(String bid, String version, int... indexes) {
+    StringBuilder b = new StringBuilder("{\"provider\":\"ais\",\"bucket\":\"coded\",\"bid\":\"" + bid
+        + "\",\"slices\":[");
+    for (int i = 0; i < indexes.length; i++) {
+      b.append(i == 0 ? "" : ",").append("{\"name\":\"a/b\",\"version\":\"").append(version)
+          .append("\",\"index\":").append(indexes[i]).append('}');
+    }
+    return b.append("]}").toString();
+  }
+
+  @Test
+  void heldQuery_namesTheSlicesNotHeldWhole_aTruncatedOrMissingFileIsNotHeld() throws Exception {
+    FullHttpResponse r = put(header(record("b1d", xxh(SLICE))), SLICE, SLICE.length);
+    assertThat(r.status().code()).isEqualTo(200);
+    r.release();
+    String version = record("b1d", xxh(SLICE)).version();
+
+    JsonNode answer = json(held(query("b1d", version, 2, 3, SliceRecord.REPLICA)));
+    assertThat(answer.path("missing")).extracting(JsonNode::asInt).containsExactly(1, 2);
+    JsonNode otherVersion = json(held(query("b1d", "1-ffff", 2)));
+    assertThat(otherVersion.path("missing")).extracting(JsonNode::asInt).containsExactly(0);
+
+    Path file = slices.held(BUCKET, "a/b").get(0).file();
+    Files.write(file, new byte[3]);
+    JsonNode truncated = json(held(query("b1d", version, 2)));
+    assertThat(truncated.path("missing")).extracting(JsonNode::asInt).containsExactly(0);
+    Files.delete(file);
+    JsonNode gone = json(held(query("b1d", version, 2)));
+    assertThat(gone.path("missing")).extracting(JsonNode::asInt).containsExactly(0);
+  }
+
+  @Test
+  void malformedHeldQueries_are4xx_andChangeNothing() throws Exception {
+    FullHttpResponse r = put(header(record("b1d", xxh(SLICE))), SLICE, SLICE.length);
+    r.release();
+    String version = record("b1d", xxh(SLICE)).version();
+    int[] tooMany = new int[SliceRoutes.MAX_HELD_QUERY + 1];
+    java.util.Arrays.fill(tooMany, 2);
+    Map<String, Integer> bad = new java.util.LinkedHashMap<>();
+    bad.put("", 400);
+    bad.put("{\"provider\":", 400);
+    bad.put("[1,2]", 400);
+    bad.put(query("b1d", version, tooMany), 400);
+    bad.put(query("b1d", version, -2), 400);
+    bad.put("{\"provider\":\"ais\",\"bucket\":\"coded\",\"bid\":\"b1d\",\"slices\":[{\"name\":\"a/b\","
+        + "\"index\":2}]}", 400);
+    bad.put(query("b1d", version, 2).replace("\"ais\"", "\"ftp\""), 400);
+    bad.put(query("b1d", version, 2).replace("\"coded\"", "\"nobucket\""), 404);
+    bad.put(query("other-id", version, 2), 409);
+    for (var e : bad.entrySet()) {
+      FullHttpResponse answer = held(e.getKey());
+      assertThat(answer.status().code()).as(e.getKey().length() > 200 ? "a query of too many slices" : e.getKey())
+          .isEqualTo(e.getValue());
+      answer.release();
+    }
+    assertThat(slices.held(BUCKET, "a/b")).hasSize(1);
+    assertThat(audits).hasValue(0);
+  }
+
+  @Test
+  void auditRequest_isAccepted_andStartsAnAudit() throws Exception {
+    FullHttpResponse r = exchange("POST " + SliceRoutes.AUDIT + "?holder=t9 HTTP/1.1\r\nHost: t\r\n"
+        + "Content-Length: 0\r\n\r\n", new byte[0]);
+    assertThat(r.status().code()).isEqualTo(202);
+    r.release();
+    assertThat(audits).hasValue(1);
   }
 }
