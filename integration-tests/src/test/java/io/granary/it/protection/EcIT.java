@@ -441,6 +441,32 @@ class EcIT {
     }
   }
 
+  @Test
+  @Order(8)
+  void rottenSlice_isFoundByAScrub_removed_andSentAgainByItsOwner() throws Exception {
+    String name = sliced(9);
+    Path file = sliceFile(name, 1);
+    byte[] intact = Files.readAllBytes(file);
+    flip(file, intact.length / 2);
+    double corrupt = sum("granary_ec_slices_corrupt_total");
+    double missing = sum("granary_ec_slices_missing_total");
+
+    scrub(BUCKET);
+    // The holder re-hashes its slices with the scrub, removes the rotten one and asks the owner, which sends it.
+    long small = OBJECTS.values().stream().filter(o -> o[0] < LIMIT).count();
+    long held = small * P + (OBJECTS.size() - small) * (D + P);
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() ->
+        sum("granary_ec_slices_corrupt_total") >= corrupt + 1 && sum("granary_ec_slices_missing_total") >= missing + 1
+            && sum("granary_ec_queue_depth") == 0 && sum("granary_ec_slices_held") == held);
+    assertThat(sum("granary_ec_slices_corrupt_total")).as("only the rotten slice").isEqualTo(corrupt + 1);
+    assertThat(Files.readAllBytes(sliceFile(name, 1))).as("slice 1 of %s sent again", name).isEqualTo(intact);
+    // Rebuilt with that slice among the first D: the owner's main copy deleted, the GET is byte-exact.
+    List<Path> main = mainFiles(ranked(cluster.map(), name).get(0).id(), name);
+    assertThat(main).hasSize(1);
+    Files.delete(main.get(0));
+    assertExact(name);
+  }
+
   private static Path onlyMainFile(ClusterMap map, String bucket, String name) throws Exception {
     List<Path> files = mainFiles(map.placement().ranked(PlacementKey.digest(Bucket.local(bucket), name), 1).get(0)
         .id(), name);
@@ -530,18 +556,26 @@ class EcIT {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void twoTargetsKilled_everyObjectReadsByteExact() throws Exception {
     kill("t2");
     kill("t5");
+    double streamed = sum("granary_ec_rebuild_reads_streamed_total");
     for (String name : OBJECTS.keySet()) {
       assertExact(name);
     }
     assertThat(sum("granary_ec_rebuilds_total")).isPositive();
+    assertThat(sum("granary_ec_rebuild_reads_streamed_total")).as("offline owners' objects streamed as rebuilt")
+        .isGreaterThan(streamed);
     // The S3 API reads through the same path: an offline owner's sliced object, rebuilt by a holder
     ClusterMap map = cluster.map();
     String name = OBJECTS.keySet().stream().filter(n -> OBJECTS.get(n)[0] > (1 << 20))
         .filter(n -> killed.contains(ranked(map, n).get(0).id())).findFirst().orElseThrow();
+    // A range of it: rebuilt for that read alone, the bytes asked for.
+    Http.Reply range = Http.send(Http.FOLLOW, HttpRequest.newBuilder(URI.create(url(name)))
+        .header("Range", "bytes=1000-300999").GET());
+    assertThat(range.status()).as(range.bodyText()).isEqualTo(206);
+    assertThat(range.body()).isEqualTo(java.util.Arrays.copyOfRange(content(name), 1000, 301000));
     try (S3Client s3 = S3Client.builder().endpointOverride(URI.create(cluster.endpoint())).region(Region.US_EAST_1)
         .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
             cluster.credentials().accessKey(), cluster.credentials().secretKey()))).build()) {
@@ -551,7 +585,7 @@ class EcIT {
   }
 
   @Test
-  @Order(9)
+  @Order(10)
   void thirdTargetKilled_unrebuildableObjectsAre503_neverWrongBytes() throws Exception {
     ClusterMap map = cluster.map();
     // A small object whose owner and one replica holder are dead: killing its other replica holder loses it.
@@ -592,7 +626,7 @@ class EcIT {
   }
 
   @Test
-  @Order(10)
+  @Order(11)
   void restarted_everyObjectReadsAgain_andNoOrphanSliceIsLeft() throws Exception {
     ClusterMap map = cluster.map();
     // Deleted while one of its holders is down: that holder keeps an orphan until it is back and sweeps.
@@ -642,7 +676,7 @@ class EcIT {
    * start encodes what was left: every object is whole, its slices on exactly its holders, and a scrub finds nothing.
    */
   @Test
-  @Order(11)
+  @Order(12)
   void ownerKilledWhileEncoding_afterRestartEveryObjectIsWholeAndEncoded_andAScrubFindsNothing() throws Exception {
     ClusterMap map = cluster.map();
     String owner = "t4";
@@ -710,7 +744,7 @@ class EcIT {
    * file is left, a scrub restores the copies still missing from the slices, and every object reads byte-exact.
    */
   @Test
-  @Order(12)
+  @Order(13)
   void ownerKilledWhileRebuilding_afterRestartNothingIsTorn_andAScrubRestoresWhatIsMissing() throws Exception {
     ClusterMap map = cluster.map();
     String owner = "t4";
@@ -771,7 +805,7 @@ class EcIT {
   }
 
   @Test
-  @Order(13)
+  @Order(14)
   void targetJoinsThenOneIsDecommissioned_slicesFollowTheirHolders_twoKilledStillReadByteExact() throws Exception {
     ClusterMap before = cluster.map();
     double reencoded = sum("granary_ec_objects_reencoded_total");

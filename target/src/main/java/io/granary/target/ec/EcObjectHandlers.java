@@ -22,6 +22,7 @@ import io.granary.target.storage.PutOperation;
 import io.granary.target.storage.StoredObject;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -43,7 +44,9 @@ import java.util.function.Function;
  *       GET, and a GET that arrives when the rebuild cannot stream, wait for it and are served by the usual
  *       handlers.</li>
  *   <li>Elsewhere, when the owner is offline (the proxies send such reads here, to the first slice holder): the
- *       object is rebuilt for this one read and served from an unlinked work file ({@link Rebuilder#degraded}).</li>
+ *       object is rebuilt and never kept. A whole-object GET streams it as it is decoded, from one rebuild that
+ *       every GET of the object joins while it runs; a HEAD, a range, and a GET that comes when that rebuild cannot
+ *       stream get a rebuild of their own, served from an unlinked work file ({@link Rebuilder#degraded}).</li>
  *   <li>Fewer than D slices (and no replica) reachable: 503 {@value #NOT_ENOUGH}, never a wrong or short body.</li>
  *   <li>DELETE removes the slices on their holders as it goes through (best effort).</li>
  * </ul>
@@ -103,21 +106,83 @@ public final class EcObjectHandlers implements ObjectHandlers {
           }
         } else if ((owner.state() == NodeState.OFFLINE || owner.state() == NodeState.SUSPENDED)
             && store.stat(b, req.name()) == null) {
-          afterRebuild(ex, ec.degraded(b, req.name()), r -> {
-            if (r.object() == null) {
-              // no slice anywhere, every holder answering: not encoded yet, or never written; only the owner knows
-              ex.useErrorRenderer(api.errors());
-              ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "target "
-                  + owner.id() + " that owns '" + req.name() + "' is offline and no slice of it is held elsewhere; "
-                  + "retry when it is back", ObjectOwner.RETRY_SECONDS));
-            } else {
-              ex.useErrorRenderer(api.errors());
-              new ObjectGetHandler(api, store).serve(ex, r.object());
-            }
-          });
+          if (ex.method().equals(HttpMethod.GET) && ex.header(HttpHeaderNames.RANGE.toString()) == null) {
+            streamDegraded(ex, req, owner, ec.degrading(b, req.name()));
+          } else {
+            serveDegraded(ex, req, owner);
+          }
         } else {
           proceed(ex);
         }
+      }
+
+      /** Rebuilt for this one read, then served from the unlinked work file: HEAD, ranges, and late GETs. */
+      private void serveDegraded(HttpExchange ex, ObjectApi.ObjectRequest req, Node owner) {
+        afterRebuild(ex, ec.degraded(req.bucket(), req.name()), r -> {
+          if (r.object() == null) {
+            offline(ex, req, owner);
+          } else {
+            ex.useErrorRenderer(api.errors());
+            new ObjectGetHandler(api, store).serve(ex, r.object());
+          }
+        });
+      }
+
+      /** No slice anywhere, every holder answering: not encoded yet, or never written; only the owner knows. */
+      private void offline(HttpExchange ex, ObjectApi.ObjectRequest req, Node owner) {
+        ex.useErrorRenderer(api.errors());
+        ex.sendError(new ServiceUnavailableException(ServiceUnavailableException.TARGET_OFFLINE, "target "
+            + owner.id() + " that owns '" + req.name() + "' is offline and no slice of it is held elsewhere; "
+            + "retry when it is back", ObjectOwner.RETRY_SECONDS));
+      }
+
+      /**
+       * A whole-object GET while the owner is offline: streamed from the shared rebuild's work file as it is decoded
+       * (the last byte once every checksum matched), as a restoring owner streams; a GET that comes when that rebuild
+       * cannot stream, or asks for what a streamed answer cannot give, is served by a rebuild of its own.
+       */
+      private void streamDegraded(HttpExchange ex, ObjectApi.ObjectRequest req, Node owner,
+          ErasureCoding.Restore rebuild) {
+        rebuild.copy().started().whenComplete((meta, err) -> ex.onLoop(() -> {
+          if (aborted()) {
+            return;
+          }
+          if (meta == null || !rebuild.copy().acquire()) {
+            afterRebuild(ex, rebuild.result(), r -> {
+              if (r.kind() == Rebuilder.Kind.REBUILT) {
+                serveDegraded(ex, req, owner); // it ended before this GET could join it
+              } else {
+                offline(ex, req, owner);
+              }
+            });
+            return;
+          }
+          boolean handedOver = false;
+          try {
+            ex.useErrorRenderer(api.errors());
+            api.authorizeRead(ex, meta);
+            HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+            api.describe(head.headers(), meta);
+            if (ObjectGetHandler.notModified(ex, meta, head.headers())) {
+              return;
+            }
+            if (ObjectGetHandler.prepareRead(api, ex, meta, head) != null) {
+              serveDegraded(ex, req, owner); // a part, or another answer than the whole object
+              return;
+            }
+            GrowingFileResponse response = new GrowingFileResponse(ex, rebuild.copy(), head, 0, meta.size());
+            handedOver = true;
+            streaming(response);
+            ec.rebuildStreamed();
+            response.start();
+          } catch (Throwable t) {
+            ex.sendError(t);
+          } finally {
+            if (!handedOver) {
+              rebuild.copy().release();
+            }
+          }
+        }));
       }
 
       /** Whether the main copy can be served, or (record absent) is for a cold GET or a neighbor to bring. */

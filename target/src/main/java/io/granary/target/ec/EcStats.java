@@ -19,6 +19,11 @@ public final class EcStats {
   final AtomicLong slicesAudited = new AtomicLong();  // slices a holder was asked about by an audit and answered
   final AtomicLong slicesMissing = new AtomicLong();  // of those, not held whole: their objects encoded again
   final AtomicLong audits = new AtomicLong();         // bucket audits done
+  final AtomicLong slicesCorrupt = new AtomicLong();  // slices held here a scrub found rotten, short or gone: removed
+
+  public long slicesCorrupt() {
+    return slicesCorrupt.get();
+  }
 
   public long slicesAudited() {
     return slicesAudited.get();

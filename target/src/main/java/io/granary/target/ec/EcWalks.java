@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *       active again;</li>
  *   <li>audits ({@link SliceAudit}): walks that also ask each holder whether it still holds the slices of the
  *       objects this target owns: at start, when a target becomes active again, and when a holder says it lost a
- *       mountpath ({@code POST /v1/ec/audit}).</li>
+ *       mountpath ({@code POST /v1/ec/audit}), and, after the slices held here are re-hashed ({@link SliceScrub}),
+ *       with a scrub of the bucket.</li>
  * </ul>
  */
 final class EcWalks implements AutoCloseable {
@@ -43,7 +44,9 @@ final class EcWalks implements AutoCloseable {
   private final LinkedHashMap<String, BucketProps> asked = new LinkedHashMap<>(); // guarded
   private final java.util.Set<String> placementAsked = new java.util.HashSet<>(); // guarded by asked
   private final java.util.Set<String> auditAsked = new java.util.HashSet<>(); // guarded by asked
+  private final java.util.Set<String> scrubAsked = new java.util.HashSet<>(); // guarded by asked
   private final SliceAudit audit;
+  private final SliceScrub scrub;
   private final Runnable audited;
   private final Thread thread;
   private boolean sweepAsked; // guarded by asked
@@ -52,9 +55,10 @@ final class EcWalks implements AutoCloseable {
 
   EcWalks(String nodeId, ObjectStore store, ClusterMetadataHolder cluster, Function<BucketProps, BucketProps> current,
       MirrorQueue queue, Unencoded unencoded, OrphanSweep sweep, Runnable placementWalked, SliceAudit audit,
-      Runnable audited) {
+      SliceScrub scrub, Runnable audited) {
     this.nodeId = nodeId;
     this.audit = audit;
+    this.scrub = scrub;
     this.audited = audited;
     this.store = store;
     this.cluster = cluster;
@@ -115,6 +119,17 @@ final class EcWalks implements AutoCloseable {
       }
       request(b);
     });
+  }
+
+  /**
+   * With a scrub of {@code b}: the slices held here for it are re-hashed ({@link SliceScrub}), then the bucket is
+   * audited.
+   */
+  void requestScrub(BucketProps b) {
+    synchronized (asked) {
+      scrubAsked.add(b.bucket().key() + "/" + b.id());
+    }
+    requestAudit(java.util.List.of(b));
   }
 
   /** Asks for a sweep of the slices held here. */
@@ -178,9 +193,15 @@ final class EcWalks implements AutoCloseable {
   private void walk(BucketProps b) throws IOException, InterruptedException {
     boolean placement;
     boolean auditing;
+    boolean scrubbing;
     synchronized (asked) {
       placement = placementAsked.remove(b.bucket().key() + "/" + b.id());
       auditing = auditAsked.remove(b.bucket().key() + "/" + b.id());
+      scrubbing = scrubAsked.remove(b.bucket().key() + "/" + b.id());
+    }
+    BucketProps now = current.apply(b);
+    if (scrubbing && now != null && now.protection().ecData() > 0) {
+      scrub.run(now);
     }
     walkBucket(b, auditing);
     if (placement) {

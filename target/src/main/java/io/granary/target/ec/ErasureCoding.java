@@ -76,7 +76,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     this.walks = new EcWalks(nodeId, store, cluster, current, queue, (b, name, meta) -> ownsHere(b, name)
         && !encoder.placed(b, name, meta), new OrphanSweep(nodeId, store, cluster, slices, peers),
         stats.placementWalks::incrementAndGet, new SliceAudit(nodeId, cluster, slices, peers, stats,
-            this::ownsHere), stats.audits::incrementAndGet);
+            this::ownsHere), new SliceScrub(nodeId, cluster, slices, peers, stats), stats.audits::incrementAndGet);
     store.addCommitListener(this);
   }
 
@@ -96,13 +96,13 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   /** What {@code GET /v1/ec} answers. */
   public record Report(String target, int queueDepth, long slicesHeld, long encoded, long replicated,
       long encodeFailures, long rebuilds, long rebuildFailures, long reencoded, long placementWalks, long audits,
-      long slicesAudited, long slicesMissing) {
+      long slicesAudited, long slicesMissing, long slicesCorrupt) {
   }
 
   public Report report() {
     return new Report(nodeId, queue.depth(), slices.held(), stats.encoded(), stats.replicated(),
         stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures(), stats.reencoded(),
-        stats.placementWalks(), stats.audits(), stats.slicesAudited(), stats.slicesMissing());
+        stats.placementWalks(), stats.audits(), stats.slicesAudited(), stats.slicesMissing(), stats.slicesCorrupt());
   }
 
   @Override
@@ -164,9 +164,14 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     }
   }
 
-  /** A scrub of an erasure-coded bucket: its objects' slices are audited as well. Never blocks. */
-  public void audit(BucketProps b) {
-    walks.requestAudit(java.util.List.of(b));
+  /**
+   * A scrub of a bucket: when it is erasure coded, the slices held here for it are re-hashed (rotten ones removed,
+   * their owners asked to audit) and the slices of the objects owned here audited. Never blocks.
+   */
+  public void scrub(BucketProps b) {
+    if (b.protection().ecData() > 0) {
+      walks.requestScrub(b);
+    }
   }
 
   /** {@code POST /v1/ec/audit}: a holder lost slices; the objects this target owns are audited. Never blocks. */
@@ -252,6 +257,29 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       return running;
     }
     rebuilds.submit(() -> rebuilder.restore(b, name, mine.copy())).whenComplete((r, err) -> {
+      inFlight.remove(key, mine);
+      if (err != null) {
+        mine.copy().fail(err); // never ran (503 Busy): readers waiting to stream learn it
+        mine.result().completeExceptionally(err);
+      } else {
+        mine.result().complete(r);
+      }
+    });
+    return mine;
+  }
+
+  /**
+   * Elsewhere, its owner offline: a rebuild that GETs stream as it is decoded, joined by every reader while it runs
+   * (one per object); nothing is kept once it ends.
+   */
+  Restore degrading(BucketProps b, String name) {
+    String key = "degraded/" + b.bucket().key() + "/" + b.id() + "/" + name;
+    Restore mine = new Restore(new CompletableFuture<>(), new RestoringCopy());
+    Restore running = inFlight.putIfAbsent(key, mine);
+    if (running != null) {
+      return running;
+    }
+    rebuilds.submit(() -> rebuilder.degraded(b, name, mine.copy())).whenComplete((r, err) -> {
       inFlight.remove(key, mine);
       if (err != null) {
         mine.copy().fail(err); // never ran (503 Busy): readers waiting to stream learn it

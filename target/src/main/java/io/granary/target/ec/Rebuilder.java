@@ -127,6 +127,33 @@ final class Rebuilder {
     return new Result(Kind.REBUILT, null, null);
   }
 
+  /**
+   * Elsewhere than on the owner, for the GETs that stream it from {@code copy} as it is decoded: the object rebuilt
+   * into a work file that is unlinked once verified (the readers' channel keeps it until the last one leaves).
+   * Nothing is committed: the owner's return brings the main copy back. The result carries no object.
+   */
+  Result degraded(BucketProps b, String name, RestoringCopy copy) throws IOException, InterruptedException {
+    try {
+      Chosen c = choose(b, name);
+      if (c.kind() != Kind.REBUILT) {
+        return new Result(c.kind(), c.message(), null);
+      }
+      Rebuilt rebuilt = rebuildAvoidingBadSlices(b, name, c, store.locate(b, name), copy);
+      Files.deleteIfExists(rebuilt.work());
+      copy.verified();
+      stats.rebuilds.incrementAndGet();
+      log.info("node={} bucket={} object={}: rebuilt for reads while its owner is offline, from {}", nodeId,
+          b.bucket(), name, rebuilt.chosen().describe());
+      return new Result(Kind.REBUILT, null, null);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      copy.fail(e);
+      throw e;
+    } finally {
+      copy.notStreamed(); // no effect once opened or failed
+      copy.release();
+    }
+  }
+
   /** Elsewhere than on the owner: the rebuilt object, in a work file already unlinked (gone once closed). */
   Result degraded(BucketProps b, String name) throws IOException, InterruptedException {
     Chosen c = choose(b, name);

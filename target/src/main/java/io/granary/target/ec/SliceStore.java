@@ -287,6 +287,66 @@ public final class SliceStore {
     }
   }
 
+  /**
+   * The names of the objects of bucket {@code b} this target holds slices or marks of (read from their records; an
+   * object with marks only, on its owner, is not listed).
+   */
+  public List<String> objectsHeld(BucketProps b) {
+    java.util.Set<String> names = new java.util.LinkedHashSet<>();
+    for (Mountpath mp : store.mountpathSet().readable()) {
+      Path root = bucketDir(mp, b);
+      if (!Files.isDirectory(root)) {
+        continue;
+      }
+      try (Stream<Path> dirs = Files.walk(root, 2)) {
+        for (Path dir : (Iterable<Path>) dirs.filter(d -> root.relativize(d).getNameCount() == 2)::iterator) {
+          try (DirectoryStream<Path> records = Files.newDirectoryStream(dir, "*" + RECORD)) {
+            for (Path f : records) {
+              names.add(SliceRecord.decode(Files.readAllBytes(f)).object());
+              break;
+            }
+          } catch (IOException e) {
+            log.warn("node={} bucket={}: unreadable slice directory {}: {}", nodeId, b.bucket(), dir, e.toString());
+          }
+        }
+      } catch (IOException | java.io.UncheckedIOException e) {
+        log.warn("node={} mountpath={} bucket={}: listing slices failed: {}", nodeId, mp, b.bucket(), e.toString());
+      }
+    }
+    return List.copyOf(names);
+  }
+
+  /**
+   * Re-hashes each slice of the object held here against its record and removes those whose file is missing, of
+   * another size or hashes differently (the record first: no record, no slice); the records of those removed.
+   * Under the object's lock: a slice arriving meanwhile waits, and is never mistaken for a corrupt one.
+   */
+  public List<SliceRecord> removeCorrupt(BucketProps b, String name) throws IOException {
+    List<SliceRecord> removed = new ArrayList<>();
+    synchronized (lock(b, name)) {
+      for (Held h : heldAll(b, name)) {
+        SliceRecord r = h.record();
+        boolean whole;
+        try (FileChannel ch = FileChannel.open(h.file(), StandardOpenOption.READ)) {
+          whole = ch.size() == r.sliceSize()
+              && io.granary.target.checksum.FileHashing.hash(ch, r.sliceSize(), ChecksumType.XXHASH64)
+                  .equals(r.sliceChecksum());
+        } catch (NoSuchFileException e) {
+          whole = false;
+        }
+        if (!whole) {
+          Path dir = h.file().getParent();
+          Files.deleteIfExists(dir.resolve(r.stem() + RECORD));
+          Files.deleteIfExists(h.file());
+          FileOps.syncDirectory(dir);
+          held.decrementAndGet();
+          removed.add(r);
+        }
+      }
+    }
+    return removed;
+  }
+
   /** Removes the slices of the object held here that {@code which} picks, and their owner marks; how many. */
   public int remove(BucketProps b, String name, Predicate<SliceRecord> which) throws IOException {
     synchronized (lock(b, name)) {

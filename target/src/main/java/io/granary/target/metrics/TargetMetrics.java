@@ -139,6 +139,8 @@ public final class TargetMetrics {
     m.counter("ec_audits", "Audits of an erasure-coded bucket done: its holders asked for the slices of the "
         + "objects this target owns", s::audits);
     m.counter("ec_slices_audited", "Slices a holder was asked about by an audit and answered for", s::slicesAudited);
+    m.counter("ec_slices_corrupt", "Slices held here that a scrub found rotten, short or missing: removed, their "
+        + "owners asked to send them again", s::slicesCorrupt);
     m.counter("ec_slices_missing", "Slices an audit found missing or not whole on their holder (the object was "
         + "encoded again)", s::slicesMissing);
     m.counter("ec_objects_reencoded", "Object versions sent again because the map moved their holders (a target "

@@ -98,6 +98,38 @@ class SliceStoreTest {
   }
 
   @Test
+  void removeCorrupt_takesRottenShortAndMissingSlices_keepsWholeOnes_andObjectsHeldNamesEachObjectOnce()
+      throws Exception {
+    byte[] c = "slice bytes of some length".getBytes(StandardCharsets.UTF_8);
+    for (String name : List.of("whole", "rotten", "short", "gone")) {
+      for (int k : new int[] {0, 4}) {
+        receive(name, record(name, k, 100, c, xxh(c)), c);
+      }
+    }
+    assertThat(slices.objectsHeld(BUCKET)).containsExactlyInAnyOrder("whole", "rotten", "short", "gone");
+    Path rotten = slices.find(BUCKET, "rotten", record("rotten", 0, 100, c, "").version(), 0).file();
+    byte[] flipped = c.clone();
+    flipped[5] ^= 0x01;
+    Files.write(rotten, flipped);
+    Files.write(slices.find(BUCKET, "short", record("short", 4, 100, c, "").version(), 4).file(),
+        java.util.Arrays.copyOf(c, c.length - 1));
+    Files.delete(slices.find(BUCKET, "gone", record("gone", 0, 100, c, "").version(), 0).file());
+    assertThat(slices.held()).isEqualTo(8);
+
+    assertThat(slices.removeCorrupt(BUCKET, "whole")).isEmpty();
+    assertThat(slices.removeCorrupt(BUCKET, "rotten")).extracting(SliceRecord::index).containsExactly(0);
+    assertThat(slices.removeCorrupt(BUCKET, "short")).extracting(SliceRecord::index).containsExactly(4);
+    assertThat(slices.removeCorrupt(BUCKET, "gone")).extracting(SliceRecord::index).containsExactly(0);
+    assertThat(slices.held()).isEqualTo(5);
+    for (String name : List.of("rotten", "short", "gone")) {
+      assertThat(slices.held(BUCKET, name)).as(name).hasSize(1);
+    }
+    assertThat(slices.held(BUCKET, "whole")).hasSize(2);
+    assertThat(slices.holds(BUCKET, "rotten", record("rotten", 0, 100, c, "").version(), 0)).isFalse();
+    assertThat(slices.holds(BUCKET, "rotten", record("rotten", 4, 100, c, "").version(), 4)).isTrue();
+  }
+
+  @Test
   void badChecksumOrSize_is400_andLeavesNothing() throws Exception {
     byte[] c = "slice bytes".getBytes(StandardCharsets.UTF_8);
     assertThatThrownBy(() -> receive("x", record("x", 0, 100, c, "0000000000000000"), c))
