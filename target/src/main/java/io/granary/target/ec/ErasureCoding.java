@@ -250,22 +250,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   /** {@link #restore}, joined by every caller while it runs: one rebuild per object. */
   Restore restoring(BucketProps b, String name) {
-    String key = "restore/" + b.bucket().key() + "/" + b.id() + "/" + name;
-    Restore mine = new Restore(new CompletableFuture<>(), new RestoringCopy());
-    Restore running = inFlight.putIfAbsent(key, mine);
-    if (running != null) {
-      return running;
-    }
-    rebuilds.submit(() -> rebuilder.restore(b, name, mine.copy())).whenComplete((r, err) -> {
-      inFlight.remove(key, mine);
-      if (err != null) {
-        mine.copy().fail(err); // never ran (503 Busy): readers waiting to stream learn it
-        mine.result().completeExceptionally(err);
-      } else {
-        mine.result().complete(r);
-      }
-    });
-    return mine;
+    return joined("restore/" + b.bucket().key() + "/" + b.id() + "/" + name,
+        copy -> rebuilder.restore(b, name, copy));
   }
 
   /**
@@ -273,13 +259,24 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
    * (one per object); nothing is kept once it ends.
    */
   Restore degrading(BucketProps b, String name) {
-    String key = "degraded/" + b.bucket().key() + "/" + b.id() + "/" + name;
+    return joined("degraded/" + b.bucket().key() + "/" + b.id() + "/" + name,
+        copy -> rebuilder.degraded(b, name, copy));
+  }
+
+  /** A rebuild that streams into a {@link RestoringCopy}. */
+  @FunctionalInterface
+  private interface StreamedRebuild {
+    Rebuilder.Result run(RestoringCopy copy) throws Exception;
+  }
+
+  /** The rebuild in flight under {@code key}, or a new one started on the rebuild threads. */
+  private Restore joined(String key, StreamedRebuild rebuild) {
     Restore mine = new Restore(new CompletableFuture<>(), new RestoringCopy());
     Restore running = inFlight.putIfAbsent(key, mine);
     if (running != null) {
       return running;
     }
-    rebuilds.submit(() -> rebuilder.degraded(b, name, mine.copy())).whenComplete((r, err) -> {
+    rebuilds.submit(() -> rebuild.run(mine.copy())).whenComplete((r, err) -> {
       inFlight.remove(key, mine);
       if (err != null) {
         mine.copy().fail(err); // never ran (503 Busy): readers waiting to stream learn it
