@@ -43,7 +43,9 @@ final class EcWalks implements AutoCloseable {
   private final Runnable placementWalked;
   private final LinkedHashMap<String, BucketProps> asked = new LinkedHashMap<>(); // guarded
   private final java.util.Set<String> placementAsked = new java.util.HashSet<>(); // guarded by asked
-  private final java.util.Set<String> auditAsked = new java.util.HashSet<>(); // guarded by asked
+  /** Buckets to audit, each with the holders to ask ({@link #ALL_HOLDERS}: every one). Guarded by asked. */
+  private final java.util.Map<String, java.util.Set<String>> auditAsked = new java.util.HashMap<>();
+  static final java.util.Set<String> ALL_HOLDERS = java.util.Set.of("*");
   private final java.util.Set<String> scrubAsked = new java.util.HashSet<>(); // guarded by asked
   private final SliceAudit audit;
   private final SliceScrub scrub;
@@ -107,15 +109,25 @@ final class EcWalks implements AutoCloseable {
   }
 
   /** Asks for an audit of every erasure-coded bucket: a walk that also asks holders for the slices it marks sent. */
-  void requestAudit() {
-    cluster.snapshot().ifPresent(s -> requestAudit(s.buckets().buckets().values()));
+  void requestAudit(java.util.Set<String> holders) {
+    cluster.snapshot().ifPresent(s -> requestAudit(s.buckets().buckets().values(), holders));
   }
 
-  /** Asks for an audit of each erasure-coded bucket of {@code buckets}. */
-  void requestAudit(java.util.Collection<BucketProps> buckets) {
+  /**
+   * Asks for an audit of each erasure-coded bucket of {@code buckets} that asks {@code holders} (target ids, or
+   * {@link #ALL_HOLDERS}); audits asked for before it runs add their holders.
+   */
+  void requestAudit(java.util.Collection<BucketProps> buckets, java.util.Set<String> holders) {
     buckets.stream().filter(b -> b.protection().ecData() > 0).forEach(b -> {
       synchronized (asked) {
-        auditAsked.add(b.bucket().key() + "/" + b.id());
+        auditAsked.merge(b.bucket().key() + "/" + b.id(), holders, (a, c) -> {
+          if (a.contains("*") || c.contains("*")) {
+            return ALL_HOLDERS;
+          }
+          java.util.Set<String> both = new java.util.HashSet<>(a);
+          both.addAll(c);
+          return both;
+        });
       }
       request(b);
     });
@@ -129,7 +141,7 @@ final class EcWalks implements AutoCloseable {
     synchronized (asked) {
       scrubAsked.add(b.bucket().key() + "/" + b.id());
     }
-    requestAudit(java.util.List.of(b));
+    requestAudit(java.util.List.of(b), ALL_HOLDERS);
   }
 
   /** Asks for a sweep of the slices held here. */
@@ -192,7 +204,7 @@ final class EcWalks implements AutoCloseable {
 
   private void walk(BucketProps b) throws IOException, InterruptedException {
     boolean placement;
-    boolean auditing;
+    java.util.Set<String> auditing;
     boolean scrubbing;
     synchronized (asked) {
       placement = placementAsked.remove(b.bucket().key() + "/" + b.id());
@@ -209,14 +221,17 @@ final class EcWalks implements AutoCloseable {
     }
   }
 
-  private void walkBucket(BucketProps asked, boolean auditing) throws IOException, InterruptedException {
+  /** @param auditing the holders an audit asks ({@link #ALL_HOLDERS}: every one); null: no audit */
+  private void walkBucket(BucketProps asked, java.util.Set<String> auditing) throws IOException,
+      InterruptedException {
     BucketProps b = current.apply(asked);
     if (b == null || b.protection().ecData() == 0) {
       return;
     }
     long[] examined = {0};
     long[] queued = {0};
-    SliceAudit.Pass pass = auditing ? audit.begin(b, name -> queue.put(new StoredName(b, name))) : null;
+    SliceAudit.Pass pass = auditing == null ? null : audit.begin(b,
+        auditing.contains("*") ? h -> true : auditing::contains, name -> queue.put(new StoredName(b, name)));
     boolean done = BucketRecords.walk(store.mountpathSet().served(), b, (mp, name, meta) -> {
       examined[0]++;
       if (meta.isMirrorCopyOn(mp.id())) {

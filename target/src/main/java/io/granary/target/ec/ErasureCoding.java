@@ -125,7 +125,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   public void bucketsChanged(Map<String, BucketProps> old, Collection<BucketProps> now) {
     if (old == null) {
       slices.count();
-      walks.requestAudit(now); // and a holder may have come back without a disk meanwhile
+      // and a holder may have lost a disk while this target was down, its audits asked for then unheard
+      walks.requestAudit(now, EcWalks.ALL_HOLDERS);
       walks.requestSweep();
       return;
     }
@@ -159,7 +160,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       walks.requestPlacement();
       walks.requestSweep();
     } else if (active(now) > active(old)) {
-      walks.requestAudit(); // what waited for a holder is encoded; one back without its disk is sent its slices
+      // what waited for a holder is encoded; one back without its disk (or some of it) is sent its slices again
+      walks.requestAudit(backNow(old, now));
       walks.requestSweep(); // deletes made while a holder was away left its slices
     }
   }
@@ -174,9 +176,26 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     }
   }
 
-  /** {@code POST /v1/ec/audit}: a holder lost slices; the objects this target owns are audited. Never blocks. */
-  public void auditAsked() {
-    walks.requestAudit();
+  /**
+   * {@code POST /v1/ec/audit?holder=ID}: a holder lost slices; the objects this target owns are audited on that
+   * holder (without one: on every holder). Never blocks.
+   */
+  public void auditAsked(String holder) {
+    walks.requestAudit(holder == null || holder.isEmpty() ? EcWalks.ALL_HOLDERS : java.util.Set.of(holder));
+  }
+
+  /** The targets active in {@code now} that were not in {@code old}. */
+  private static java.util.Set<String> backNow(io.granary.clustermap.ClusterMap old,
+      io.granary.clustermap.ClusterMap now) {
+    java.util.Set<String> back = new java.util.HashSet<>();
+    now.targets().forEach((id, n) -> {
+      Node before = old.targets().get(id);
+      if (n.state() == io.granary.clustermap.NodeState.ACTIVE
+          && (before == null || before.state() != io.granary.clustermap.NodeState.ACTIVE)) {
+        back.add(id);
+      }
+    });
+    return back;
   }
 
   /**
@@ -197,7 +216,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
 
   private void askAudits() {
     slices.count(); // what the lost mountpath held is no longer held
-    walks.requestAudit(); // this target's own marks may have been on that mountpath too
+    walks.requestAudit(EcWalks.ALL_HOLDERS); // this target's own marks may have been on that mountpath too
     ClusterMetadataHolder.Snapshot s = cluster.snapshot().orElse(null);
     if (s == null) {
       return;

@@ -54,11 +54,11 @@ final class SliceAudit {
   }
 
   /**
-   * Starts an audit of bucket {@code b}; {@code reencode} queues an object whose mark was cleared (false: the queue
+   * Starts an audit of bucket {@code b} that asks the holders {@code holders} accepts (target ids); {@code reencode} queues an object whose mark was cleared (false: the queue
    * closed).
    */
-  Pass begin(BucketProps b, Requeue reencode) {
-    return new Pass(b, reencode);
+  Pass begin(BucketProps b, java.util.function.Predicate<String> holders, Requeue reencode) {
+    return new Pass(b, holders, reencode);
   }
 
   /** Queues an object of the audited bucket to be encoded again; false when the queue closed. */
@@ -71,14 +71,16 @@ final class SliceAudit {
   final class Pass {
     private final BucketProps bucket;
     private final Requeue reencode;
+    private final java.util.function.Predicate<String> holders;
     private final Map<String, List<SliceRoutes.HeldSlice>> batches = new HashMap<>();
     private final Set<String> unreachable = new HashSet<>();
     private final Set<String> requeued = new HashSet<>();
     private long asked;
     private long missing;
 
-    private Pass(BucketProps bucket, Requeue reencode) {
+    private Pass(BucketProps bucket, java.util.function.Predicate<String> holders, Requeue reencode) {
       this.bucket = bucket;
+      this.holders = holders;
       this.reencode = reencode;
     }
 
@@ -88,14 +90,14 @@ final class SliceAudit {
         return;
       }
       String version = SliceRecord.versionOf(meta);
-      List<String> holders = slices.encodedFor(bucket, name, version);
-      if (holders == null || holders.isEmpty()) {
+      List<String> marked = slices.encodedFor(bucket, name, version);
+      if (marked == null || marked.isEmpty()) {
         return; // not encoded (the walk queues it) or an unreadable mark (encoded again anyway)
       }
       boolean replicas = meta.size() < bucket.protection().ecObjSizeLimit();
-      for (int k = 0; k < holders.size(); k++) {
-        String holder = holders.get(k);
-        if (unreachable.contains(holder)) {
+      for (int k = 0; k < marked.size(); k++) {
+        String holder = marked.get(k);
+        if (unreachable.contains(holder) || !holders.test(holder)) {
           continue;
         }
         List<SliceRoutes.HeldSlice> batch = batches.computeIfAbsent(holder, h -> new ArrayList<>());

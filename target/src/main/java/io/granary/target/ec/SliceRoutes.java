@@ -59,7 +59,7 @@ import java.util.function.Supplier;
  *        (at most {@value #MAX_HELD_QUERY}): {"missing":[i...]}, the positions of those not held here whole (an
  *        owner's audit, {@link SliceAudit})
  * POST   /v1/ec/audit[?holder=ID]                   202: this target audits the slices of the objects it owns
- *        (a holder lost a mountpath, and the slices on it)
+ *        on holder ID (it lost a mountpath, and the slices on it), or on every holder
  * GET    /v1/ec                                     this target's counters and queue
  * </pre>
  */
@@ -80,16 +80,17 @@ public final class SliceRoutes implements Router {
   private final SliceStore slices;
   private final BoundedExecutor disk;
   private final Supplier<?> report;
-  private final Runnable auditAsked;
+  private final java.util.function.Consumer<String> auditAsked;
   private final ObjectStore store;
 
   /**
    * @param disk where slices are written, committed, listed and opened
    * @param report what {@code GET /v1/ec} answers ({@link ErasureCoding#report})
-   * @param auditAsked what {@code POST /v1/ec/audit} starts ({@link ErasureCoding#auditAsked}); never blocks
+   * @param auditAsked what {@code POST /v1/ec/audit} starts, given its holder or null ({@link
+   *     ErasureCoding#auditAsked}); never blocks
    */
   public SliceRoutes(ClusterMetadataHolder cluster, SliceStore slices, ObjectStore store, BoundedExecutor disk,
-      Supplier<?> report, Runnable auditAsked) {
+      Supplier<?> report, java.util.function.Consumer<String> auditAsked) {
     this.cluster = cluster;
     this.auditAsked = auditAsked;
     this.store = store;
@@ -153,7 +154,7 @@ public final class SliceRoutes implements Router {
     } else if (path.equals(AUDIT)) {
       if (m.equals(HttpMethod.POST)) {
         return e -> {
-          auditAsked.run();
+          auditAsked.accept(e.queryParam("holder"));
           e.sendJson(HttpResponseStatus.ACCEPTED, Map.of("audit", "queued"));
         };
       }

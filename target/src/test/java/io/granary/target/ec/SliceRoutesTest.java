@@ -65,6 +65,7 @@ class SliceRoutesTest {
   private BoundedExecutor disk;
   private SliceRoutes routes;
   private final java.util.concurrent.atomic.AtomicInteger audits = new java.util.concurrent.atomic.AtomicInteger();
+  private volatile String auditedHolder;
   private final List<EmbeddedChannel> channels = new ArrayList<>();
   private final List<ByteBuf> sent = new ArrayList<>();
 
@@ -78,7 +79,10 @@ class SliceRoutesTest {
         NodeState.ACTIVE, 1), Instant.EPOCH).withNode(new Node("t1", NodeRole.TARGET, "http://127.0.0.1:2",
         NodeState.ACTIVE, 1));
     cluster.apply(new ClusterMetadata(map, BucketMetadata.empty(UUID).with(BUCKET)));
-    routes = new SliceRoutes(cluster, slices, store, disk, () -> Map.of("ok", true), audits::incrementAndGet);
+    routes = new SliceRoutes(cluster, slices, store, disk, () -> Map.of("ok", true), holder -> {
+      audits.incrementAndGet();
+      auditedHolder = holder;
+    });
   }
 
   @AfterEach
@@ -299,5 +303,6 @@ class SliceRoutesTest {
     assertThat(r.status().code()).isEqualTo(202);
     r.release();
     assertThat(audits).hasValue(1);
+    assertThat(auditedHolder).isEqualTo("t9");
   }
 }
