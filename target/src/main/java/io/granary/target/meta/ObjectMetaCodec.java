@@ -142,6 +142,9 @@ public final class ObjectMetaCodec {
     return bytes.toByteArray();
   }
 
+  /** Bytes of an encoded record up to the end of its size field (a version byte, then the size). */
+  public static final int SIZE_END = 9;
+
   /** The size field of an encoded record, without decoding the rest (every version starts version, size, mtime). */
   public static long size(byte[] b) {
     return readLong(b, 1);

@@ -59,7 +59,7 @@ public final class ObjectStore implements AutoCloseable {
   private final Copies copies; // an object's copies across the readable mountpaths
   private final CommitProtocol commits; // steps 2 and 3 of every commit
   private final AwayDeletes awayDeletes; // removals a disabled mountpath's copies must not undo
-  private final Map<Mountpath, List<CommitIntent>> recovered = new IdentityHashMap<>(); // registry's lock
+  private final Map<Mountpath, List<CommitIntent>> recovered = new IdentityHashMap<>(); // registry's lock, and own
   private final NameLocks locks = new NameLocks();
   private final CheckedWrites checkedWrites = new CheckedWrites(); // conditional writes that go remote first
   private final MirrorReads mirrorReads; // reads of objects with mirror copies: a lost main file falls back
@@ -116,7 +116,9 @@ public final class ObjectStore implements AutoCloseable {
   private void prepare(Mountpath mp) throws IOException {
     List<CommitIntent> finished = Recovery.recover(nodeId, mp);
     if (!finished.isEmpty()) {
-      recovered.put(mp, finished);
+      synchronized (recovered) { // mountpaths are prepared at once at start
+        recovered.put(mp, finished);
+      }
     }
     long started = System.nanoTime();
     MetaStore.Totals t = mp.meta().totals("");
