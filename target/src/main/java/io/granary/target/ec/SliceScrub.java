@@ -37,11 +37,10 @@ final class SliceScrub {
   }
 
   /**
-   * Checks every slice of bucket {@code b} held here; asks the owners of objects with one removed for an audit.
-   *
-   * @return whether this target owns one of those objects (its own audit, which follows, covers them)
+   * Checks every slice of bucket {@code b} held here; asks the owners of objects with one removed for an audit (this
+   * target's own audit of the bucket follows on the same thread).
    */
-  boolean run(BucketProps b) throws InterruptedException {
+  void run(BucketProps b) throws InterruptedException {
     Map<String, Node> owners = new LinkedHashMap<>();
     long objects = 0;
     long corrupt = 0;
@@ -74,7 +73,7 @@ final class SliceScrub {
       log.info("node={} bucket={} slice scrub done: objects={} slices removed={} owners asked to audit={}", nodeId,
           b.bucket(), objects, corrupt, owners.keySet());
     }
-    boolean mine = owners.remove(nodeId) != null;
+    owners.remove(nodeId);
     for (Node o : owners.values()) {
       if (o.state() != NodeState.ACTIVE) {
         continue; // it audits when it is back
@@ -85,6 +84,5 @@ final class SliceScrub {
         return null;
       });
     }
-    return mine;
   }
 }
