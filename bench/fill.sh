@@ -179,27 +179,6 @@ PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
 GRANARY_CLUSTER_SECRET="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export GRANARY_CLUSTER_SECRET
 
-# load_run NAME ARGS...: `granary load` with ARGS, its JSON to $WORK/out/NAME.json; dies on failure or errors
-load_run() {
-  local name="$1"
-  shift
-  java -jar "$WORK/dist/granary.jar" load --interval 0 --json "$WORK/out/$name.json" "$@" \
-    >"$WORK/out/$name.txt" 2>&1 || { cat "$WORK/out/$name.txt" >&2; die "granary load ($name) failed"; }
-  python3 - "$WORK/out/$name.json" "$name" >&2 <<'EOF' || die "granary load ($name) reported errors (see $WORK/out/$name.txt)"
-import json, sys
-d = json.load(open(sys.argv[1]))
-parts, errors = [], 0
-for op in ("get", "put"):
-    o = d.get(op)
-    if o and (o["count"] or o["errors"]):
-        parts.append("%s %d, %.1f MiB/s, %.0f req/s, p50 %s us, p99 %s us" % (
-            op.upper(), o["count"], o["throughput_bytes_per_sec"] / 2**20, o["ops_per_sec"], o["latency_us"]["p50"],
-            o["latency_us"]["p99"]))
-        errors += o["errors"]
-print("    %s: %s in %.1fs, errors %d" % (sys.argv[2], "; ".join(parts) or "nothing", d["duration_s"], errors))
-sys.exit(1 if errors or not parts else 0)
-EOF
-}
 
 # drop_caches: sync, then the page cache, dentries and inodes dropped (DROP_CACHES=1)
 drop_caches() {

@@ -174,26 +174,6 @@ nmt_snapshot() {
   done
 }
 
-# load_run NAME ARGS...: `granary load` with ARGS, its JSON to $WORK/out/NAME.json; dies on failure
-load_run() {
-  local name="$1"
-  shift
-  java -jar "$WORK/dist/granary.jar" load --interval 0 --json "$WORK/out/$name.json" "$@" \
-    >"$WORK/out/$name.txt" 2>&1 || { cat "$WORK/out/$name.txt" >&2; die "granary load ($name) failed"; }
-  python3 - "$WORK/out/$name.json" "$name" >&2 <<'EOF' || die "granary load ($name) reported errors (see $WORK/out/$name.txt)"
-import json, sys
-d = json.load(open(sys.argv[1]))
-parts, errors = [], 0
-for op in ("get", "put"):
-    o = d.get(op)
-    if o and o["count"]:
-        parts.append("%s %d, %.1f MiB/s, p99 %s us" % (op.upper(), o["count"], o["throughput_bytes_per_sec"] / 2**20,
-                                                        o["latency_us"]["p99"]))
-        errors += o["errors"]
-print("    %s: %s in %.1fs, errors %d" % (sys.argv[2], "; ".join(parts) or "nothing", d["duration_s"], errors))
-sys.exit(1 if errors else 0)
-EOF
-}
 
 # ------------------------------------------------------------------------------------------------ nginx, granary
 start_nginx "$NGINX_BIN" "$WORK/nginx" "$WORK/files"

@@ -269,6 +269,29 @@ print(sum(1 for t in m.get("targets", {}).values() if t.get("state") == "active"
   log "Granary cluster up: $active active target(s)"
 }
 
+# load_run NAME ARGS...: `granary load` ($WORK/dist/granary.jar) with ARGS, its JSON to $WORK/out/NAME.json and a
+# summary line on stderr; dies (the caller's die) when it fails, reports errors or did nothing
+load_run() {
+  local name="$1"
+  shift
+  java -jar "$WORK/dist/granary.jar" load --interval 0 --json "$WORK/out/$name.json" "$@" \
+    >"$WORK/out/$name.txt" 2>&1 || { cat "$WORK/out/$name.txt" >&2; die "granary load ($name) failed"; }
+  python3 - "$WORK/out/$name.json" "$name" >&2 <<'EOF' || die "granary load ($name) reported errors (see $WORK/out/$name.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+parts, errors = [], 0
+for op in ("get", "put"):
+    o = d.get(op)
+    if o and (o["count"] or o["errors"]):
+        parts.append("%s %d, %.1f MiB/s, %.0f req/s, p50 %s us, p99 %s us" % (
+            op.upper(), o["count"], o["throughput_bytes_per_sec"] / 2**20, o["ops_per_sec"], o["latency_us"]["p50"],
+            o["latency_us"]["p99"]))
+        errors += o["errors"]
+print("    %s: %s in %.1fs, errors %d" % (sys.argv[2], "; ".join(parts) or "nothing", d["duration_s"], errors))
+sys.exit(1 if errors or not parts else 0)
+EOF
+}
+
 # ------------------------------------------------------------------------------------------------ wrk
 # Writes a wrk Lua script that sends each thread to one address (a group = one server) and cycles through that
 # group's paths; done() prints one JSON line prefixed with WRKJSON.

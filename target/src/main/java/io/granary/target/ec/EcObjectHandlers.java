@@ -137,52 +137,19 @@ public final class EcObjectHandlers implements ObjectHandlers {
       }
 
       /**
-       * A whole-object GET while the owner is offline: streamed from the shared rebuild's work file as it is decoded
-       * (the last byte once every checksum matched), as a restoring owner streams; a GET that comes when that rebuild
-       * cannot stream, or asks for what a streamed answer cannot give, is served by a rebuild of its own.
+       * A whole-object GET while the owner is offline: streamed from the shared rebuild's work file as it is decoded,
+       * as a restoring owner streams; a GET that comes when that rebuild cannot stream, or asks for what a streamed
+       * answer cannot give, is served by a rebuild of its own.
        */
       private void streamDegraded(HttpExchange ex, ObjectApi.ObjectRequest req, Node owner,
           ErasureCoding.Restore rebuild) {
-        rebuild.copy().started().whenComplete((meta, err) -> ex.onLoop(() -> {
-          if (aborted()) {
-            return;
+        streamRebuild(ex, rebuild, () -> afterRebuild(ex, rebuild.result(), r -> {
+          if (r.kind() == Rebuilder.Kind.REBUILT) {
+            serveDegraded(ex, req, owner); // it ended before this GET could join it
+          } else {
+            offline(ex, req, owner);
           }
-          if (meta == null || !rebuild.copy().acquire()) {
-            afterRebuild(ex, rebuild.result(), r -> {
-              if (r.kind() == Rebuilder.Kind.REBUILT) {
-                serveDegraded(ex, req, owner); // it ended before this GET could join it
-              } else {
-                offline(ex, req, owner);
-              }
-            });
-            return;
-          }
-          boolean handedOver = false;
-          try {
-            ex.useErrorRenderer(api.errors());
-            api.authorizeRead(ex, meta);
-            HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-            api.describe(head.headers(), meta);
-            if (ObjectGetHandler.notModified(ex, meta, head.headers())) {
-              return;
-            }
-            if (ObjectGetHandler.prepareRead(api, ex, meta, head) != null) {
-              serveDegraded(ex, req, owner); // a part, or another answer than the whole object
-              return;
-            }
-            GrowingFileResponse response = new GrowingFileResponse(ex, rebuild.copy(), head, 0, meta.size());
-            handedOver = true;
-            streaming(response);
-            ec.rebuildStreamed();
-            response.start();
-          } catch (Throwable t) {
-            ex.sendError(t);
-          } finally {
-            if (!handedOver) {
-              rebuild.copy().release();
-            }
-          }
-        }));
+        }), () -> serveDegraded(ex, req, owner)); // a part, or another answer than the whole object
       }
 
       /** Whether the main copy can be served, or (record absent) is for a cold GET or a neighbor to bring. */
@@ -208,15 +175,29 @@ public final class EcObjectHandlers implements ObjectHandlers {
       /**
        * Streams the object from the rebuild's work file as it is written, once the rebuild has chosen its version;
        * when it will not stream (nothing to rebuild, too few slices, the rebuild failed or ended already), waits
-       * for its result as a HEAD does.
+       * for its result as a HEAD does. A range is sent once the rebuild is verified: cutting a whole-object answer
+       * short before its last byte is what keeps wrong bytes from a client, and a range may end before that byte.
        */
       private void streamRestore(HttpExchange ex, ObjectApi.ObjectRequest req, ErasureCoding.Restore restore) {
-        restore.copy().started().whenComplete((meta, err) -> ex.onLoop(() -> {
+        Runnable afterIt = () -> afterRebuild(ex, restore.result(), r -> proceed(ex));
+        streamRebuild(ex, restore, afterIt, afterIt);
+      }
+
+      /**
+       * Streams a whole object from {@code rebuild}'s work file as it is decoded (its last byte once every checksum
+       * matched; a failed rebuild cuts the client off), once the rebuild has chosen its version.
+       *
+       * @param notJoined what answers when the rebuild will not stream or can no longer be joined
+       * @param notWhole what answers a request whose answer is not the whole object (a range, a part)
+       */
+      private void streamRebuild(HttpExchange ex, ErasureCoding.Restore rebuild, Runnable notJoined,
+          Runnable notWhole) {
+        rebuild.copy().started().whenComplete((meta, err) -> ex.onLoop(() -> {
           if (aborted()) {
             return;
           }
-          if (meta == null || !restore.copy().acquire()) {
-            afterRebuild(ex, restore.result(), r -> proceed(ex));
+          if (meta == null || !rebuild.copy().acquire()) {
+            notJoined.run();
             return;
           }
           boolean handedOver = false;
@@ -229,12 +210,10 @@ public final class EcObjectHandlers implements ObjectHandlers {
               return;
             }
             if (ObjectGetHandler.prepareRead(api, ex, meta, head) != null) {
-              // A range is sent once the rebuild is verified: cutting a whole-object answer short before its last
-              // byte is what keeps wrong bytes from a client, and a range may end before that byte.
-              afterRebuild(ex, restore.result(), r -> proceed(ex));
+              notWhole.run();
               return;
             }
-            GrowingFileResponse response = new GrowingFileResponse(ex, restore.copy(), head, 0, meta.size());
+            GrowingFileResponse response = new GrowingFileResponse(ex, rebuild.copy(), head, 0, meta.size());
             handedOver = true;
             streaming(response);
             ec.rebuildStreamed();
@@ -243,7 +222,7 @@ public final class EcObjectHandlers implements ObjectHandlers {
             ex.sendError(t);
           } finally {
             if (!handedOver) {
-              restore.copy().release();
+              rebuild.copy().release();
             }
           }
         }));
