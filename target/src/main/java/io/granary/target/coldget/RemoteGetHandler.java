@@ -239,7 +239,9 @@ public final class RemoteGetHandler implements RequestHandler {
   /** The object as it will be recorded once fetched, from what the remote says now. */
   private static ObjectMeta provisional(BucketProps bucket, RemoteObject object) {
     String etag = FetchTask.etagOf(bucket, object);
-    return new ObjectMeta(object.size(), ChecksumType.MD5, object.md5() == null ? "" : object.md5(),
+    // Only an MD5 bucket's fetch verifies the ETag's MD5; in any other the ETag vouches for nothing yet.
+    boolean md5 = bucket.checksum() == ChecksumType.MD5 && object.md5() != null;
+    return new ObjectMeta(object.size(), md5 ? ChecksumType.MD5 : bucket.checksum(), md5 ? object.md5() : "",
         object.lastModified() > 0 ? object.lastModified() : System.currentTimeMillis(), etag, object.contentType(),
         object.userMeta(), Map.of(), List.of());
   }
