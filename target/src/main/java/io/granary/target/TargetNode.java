@@ -267,6 +267,7 @@ public final class TargetNode implements GracefulStop {
       return new long[] {c.usedBytes(), c.capacityBytes()};
     }, cfg.mountpaths(), opened);
     mountpaths.onSlicesLost(ec::slicesLost); // owners audit and send again what the mountpath held
+    mountpaths.onSlicesBack(ec::slicesBack); // what was sent again meanwhile is held once
     scrubs.alongside(ec::scrub); // a scrub of an erasure-coded bucket checks and audits its slices too
     // ---- end resilver
     // ---- mirroring (io.granary.target.mirror): copies of a mirrored bucket's objects on other mountpaths

@@ -9,6 +9,7 @@ import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.mirror.MirrorQueue;
 import io.granary.target.rebalance.PeerFiles;
+import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.StoredName;
@@ -209,6 +210,18 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
       return null;
     }).exceptionally(e -> {
       log.warn("node={} slice audits not asked for now ({}): targets audit at their next start", nodeId,
+          e.toString());
+      return null;
+    });
+  }
+
+  /**
+   * A mountpath of this target is back in service: the slices and marks replaced on other mountpaths while it was
+   * away are removed from it ({@link SliceStore#dropReplaced}). Asynchronous.
+   */
+  public void slicesBack(Mountpath mp) {
+    rebuilds.submit(() -> slices.dropReplaced(mp)).exceptionally(e -> {
+      log.warn("node={} mountpath={}: slices replaced while it was away not looked for: {}", nodeId, mp,
           e.toString());
       return null;
     });

@@ -104,18 +104,27 @@ public final class SliceStore {
   }
 
   static Path objectDir(Mountpath mp, BucketProps b, String name) {
-    String hex;
+    String hex = nameHash(name);
+    return bucketDir(mp, b).resolve(hex.substring(0, 2)).resolve(hex);
+  }
+
+  /** The object directory's name: the SHA-256 of the object name, in hex. */
+  private static String nameHash(String name) {
     try {
-      hex = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
           .digest(name.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-    return bucketDir(mp, b).resolve(hex.substring(0, 2)).resolve(hex);
   }
 
   private Object lock(BucketProps b, String name) {
-    return locks[Math.floorMod((b.id() + "/" + name).hashCode(), locks.length)];
+    return lock(b.id(), nameHash(name));
+  }
+
+  /** By bucket incarnation and object directory, so that a walk of the directories takes the same locks. */
+  private Object lock(String bucketId, String nameHash) {
+    return locks[Math.floorMod(bucketId.hashCode() * 31 + nameHash.hashCode(), locks.length)];
   }
 
   /** Where new files of the object go: its HRW mountpath here, as for an object. */
@@ -185,7 +194,8 @@ public final class SliceStore {
         channel.close();
         Path dir = objectDir(mountpath, bucket, name);
         synchronized (lock(bucket, name)) {
-          for (Held h : heldAll(bucket, name)) {
+          List<Held> before = heldAll(bucket, name);
+          for (Held h : before) {
             if (h.record().mtime() > record.mtime()) {
               throw new ConflictException("StaleVersion", "a newer version of " + name + " is held here ("
                   + h.record().version() + ")");
@@ -198,6 +208,13 @@ public final class SliceStore {
           FileOps.syncDirectory(dir);
           if (!existed) {
             held.incrementAndGet();
+          }
+          // The same slice on another mountpath (placement here changed since it came, or it was sent again
+          // because that copy was found short) goes: each slice is held once.
+          for (Held h : before) {
+            if (h.record().stem().equals(record.stem()) && !h.file().getParent().equals(dir)) {
+              removeFiles(h.file().getParent(), h.record().stem());
+            }
           }
           // Older versions stay until the owner, done sending this one, asks for their removal: an owner lost in
           // the middle leaves the previous version whole rather than two halves.
@@ -335,11 +352,7 @@ public final class SliceStore {
           whole = false;
         }
         if (!whole) {
-          Path dir = h.file().getParent();
-          Files.deleteIfExists(dir.resolve(r.stem() + RECORD));
-          Files.deleteIfExists(h.file());
-          FileOps.syncDirectory(dir);
-          held.decrementAndGet();
+          removeFiles(h.file().getParent(), r.stem());
           removed.add(r);
         }
       }
@@ -358,13 +371,86 @@ public final class SliceStore {
     int n = 0;
     for (Held h : heldAll(b, name)) {
       if (which.test(h.record())) {
-        Path dir = h.file().getParent();
-        Files.deleteIfExists(dir.resolve(h.record().stem() + RECORD)); // the record first: no record, no slice
-        Files.deleteIfExists(h.file());
-        FileOps.syncDirectory(dir);
-        held.decrementAndGet();
+        removeFiles(h.file().getParent(), h.record().stem());
         n++;
       }
+    }
+    return n;
+  }
+
+  /** Removes one slice held in {@code dir}: the record first (no record, no slice), then its bytes. */
+  private void removeFiles(Path dir, String stem) throws IOException {
+    Files.deleteIfExists(dir.resolve(stem + RECORD));
+    Files.deleteIfExists(dir.resolve(stem + SLICE));
+    FileOps.syncDirectory(dir);
+    held.decrementAndGet();
+  }
+
+  /**
+   * A mountpath back in service (enabled or attached again) may hold what was replaced while it was away: slices the
+   * owners sent again to another mountpath here (the audit found them missing), and owner marks written anew
+   * elsewhere. Those are removed from it (a slice whose version and index another mountpath holds; an encoded mark
+   * of an object another mountpath has marks of), so each slice is held once and no stale mark names the holders of
+   * the past; what only it holds stays. The count of held slices is redone. How many files went.
+   */
+  public int dropReplaced(Mountpath returning) {
+    Path root = returning.root().resolve(DIR);
+    List<Mountpath> others = store.mountpathSet().readable().stream()
+        .filter(mp -> !mp.root().equals(returning.root())).toList();
+    if (!Files.isDirectory(root) || others.isEmpty()) {
+      return 0;
+    }
+    int dropped = 0;
+    // ec/PROVIDER/BUCKET/BUCKET_ID/HH/HASH: object directories are five levels down
+    try (Stream<Path> walk = Files.walk(root, 5)) {
+      for (Path dir : (Iterable<Path>) walk.filter(d -> root.relativize(d).getNameCount() == 5)::iterator) {
+        Path rel = root.relativize(dir);
+        synchronized (lock(rel.getName(2).toString(), rel.getName(4).toString())) {
+          dropped += dropReplaced(dir, others.stream().map(mp -> mp.root().resolve(DIR).resolve(rel)).toList());
+        }
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      log.warn("node={} mountpath={}: looking for slices replaced while it was away failed: {}", nodeId,
+          returning, e.toString());
+    }
+    count();
+    if (dropped > 0) {
+      log.info("node={} mountpath={} back: {} slice and mark files replaced while it was away removed", nodeId,
+          returning, dropped);
+    }
+    return dropped;
+  }
+
+  private static int dropReplaced(Path dir, List<Path> elsewhere) throws IOException {
+    boolean marksElsewhere = false;
+    for (Path d : elsewhere) {
+      try (DirectoryStream<Path> marks = Files.newDirectoryStream(d, "*" + ENCODED)) {
+        marksElsewhere |= marks.iterator().hasNext();
+      } catch (NoSuchFileException e) {
+        // nothing of the object there
+      }
+    }
+    int n = 0;
+    List<Path> files;
+    try (Stream<Path> list = Files.list(dir)) {
+      files = list.toList();
+    }
+    for (Path f : files) {
+      String file = f.getFileName().toString();
+      boolean replaced = file.endsWith(RECORD)
+          ? elsewhere.stream().anyMatch(d -> Files.exists(d.resolve(file)))
+          : file.endsWith(ENCODED) && marksElsewhere;
+      if (replaced) {
+        Files.deleteIfExists(f); // a record first: no record, no slice
+        n++;
+        String stem = file.substring(0, file.length() - (file.endsWith(RECORD) ? RECORD : ENCODED).length());
+        if (file.endsWith(RECORD) && Files.deleteIfExists(dir.resolve(stem + SLICE))) {
+          n++;
+        }
+      }
+    }
+    if (n > 0) {
+      FileOps.syncDirectory(dir);
     }
     return n;
   }

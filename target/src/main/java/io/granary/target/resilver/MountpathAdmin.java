@@ -50,6 +50,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
   private long resilverId;                // the latest resilver; guarded by this
   private boolean resilverDone;           // guarded by this
   private volatile java.util.function.Consumer<String> slicesLost = why -> { };
+  private volatile java.util.function.Consumer<Mountpath> slicesBack = mp -> { };
 
   /**
    * Takes over the mountpaths a target opened at start and connects the health check (failed mountpaths are
@@ -102,6 +103,14 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     this.slicesLost = listener;
   }
 
+  /**
+   * Installs what is told when a mountpath returns to service (attached again, or enabled) with what it held before,
+   * erasure-coding slices among it, some of which may have been replaced meanwhile. Must not block.
+   */
+  public void onSlicesBack(java.util.function.Consumer<Mountpath> listener) {
+    this.slicesBack = listener;
+  }
+
   /** Attaches the directory {@code path} as a mountpath (or enables a disabled one) and starts a resilver. */
   public synchronized MountpathsReport attach(String path) throws IOException {
     Path p = parse(path);
@@ -149,6 +158,7 @@ public final class MountpathAdmin implements ResilverWalk.Transitions {
     log.info("node={} mountpath={} attached ({})", self, p, store.mountpathSet().entry(p).orElseThrow().state()
         .wireName());
     changed("attach " + p);
+    slicesBack.accept(mp);
     return report();
   }
 

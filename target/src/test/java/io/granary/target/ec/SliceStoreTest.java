@@ -36,12 +36,15 @@ class SliceStoreTest {
   @TempDir
   Path dir;
   private ObjectStore store;
+  private Mountpath mp1;
+  private Mountpath mp2;
   private SliceStore slices;
 
   @BeforeEach
   void open() throws IOException {
-    store = ObjectStore.open("t1", List.of(Mountpath.open(dir.resolve("mp1")), Mountpath.open(dir.resolve("mp2"))),
-        0);
+    mp1 = Mountpath.open(dir.resolve("mp1"));
+    mp2 = Mountpath.open(dir.resolve("mp2"));
+    store = ObjectStore.open("t1", List.of(mp1, mp2), 0);
     slices = new SliceStore("t1", store);
   }
 
@@ -127,6 +130,75 @@ class SliceStoreTest {
     assertThat(slices.held(BUCKET, "whole")).hasSize(2);
     assertThat(slices.holds(BUCKET, "rotten", record("rotten", 0, 100, c, "").version(), 0)).isFalse();
     assertThat(slices.holds(BUCKET, "rotten", record("rotten", 4, 100, c, "").version(), 4)).isTrue();
+  }
+
+  @Test
+  void aMountpathBack_losesWhatWasSentAgainWhileItWasAway_keepsWhatOnlyItHolds_andACommitKeepsOneCopy()
+      throws Exception {
+    byte[] c = "slice bytes".getBytes(StandardCharsets.UTF_8);
+    SliceRecord dup = record("dup", 2, 100, c, xxh(c));
+    receive("dup", dup, c);
+    Path away = mountpathOf(slices.find(BUCKET, "dup", dup.version(), 2).file());
+    // An object held only on that mountpath, and an owner mark written there.
+    String solo = nameHomedOn(away, "solo");
+    SliceRecord soloRecord = record(solo, 0, 100, c, xxh(c));
+    receive(solo, soloRecord, c);
+    String marked = nameHomedOn(away, "marked");
+    slices.markEncoded(BUCKET, marked, "100-abc", 3, List.of("t3", "t1"));
+
+    setState(away, io.granary.target.storage.MountpathState.DISABLED);
+    assertThat(slices.held(BUCKET, "dup")).isEmpty();
+    receive("dup", dup, c); // the owner's audit found it missing and sent it again: to the other mountpath now
+    slices.markEncoded(BUCKET, marked, "200-abc", 4, List.of("t2", "t4")); // encoded anew meanwhile
+    setState(away, io.granary.target.storage.MountpathState.AVAILABLE);
+    assertThat(slices.held(BUCKET, "dup")).as("both copies are seen once it is back").hasSize(2);
+
+    Mountpath returning = store.mountpathSet().readable().stream().filter(m -> m.root().equals(away)).findFirst()
+        .orElseThrow();
+    assertThat(slices.dropReplaced(returning)).as("dup's record and bytes, and the stale mark").isEqualTo(3);
+    List<SliceStore.Held> left = slices.held(BUCKET, "dup");
+    assertThat(left).hasSize(1);
+    assertThat(mountpathOf(left.get(0).file())).isNotEqualTo(away);
+    assertThat(Files.readAllBytes(left.get(0).file())).isEqualTo(c);
+    assertThat(slices.held(BUCKET, solo)).as("what only it holds stays").extracting(SliceStore.Held::record)
+        .containsExactly(soloRecord);
+    assertThat(slices.encodedFor(BUCKET, marked, "200-abc")).containsExactly("t2", "t4");
+    assertThat(slices.isEncoded(BUCKET, marked, "100-abc")).isFalse();
+    assertThat(slices.held()).isEqualTo(2);
+    assertThat(slices.dropReplaced(returning)).as("nothing left to drop").isZero();
+
+    // Sent once more now that its home is back: held there, and the copy on the other mountpath goes.
+    receive("dup", dup, c);
+    left = slices.held(BUCKET, "dup");
+    assertThat(left).hasSize(1);
+    assertThat(mountpathOf(left.get(0).file())).isEqualTo(away);
+    assertThat(slices.held()).isEqualTo(2);
+  }
+
+  private Path mountpathOf(Path file) {
+    return file.startsWith(dir.resolve("mp1")) ? dir.resolve("mp1") : dir.resolve("mp2");
+  }
+
+  /** A name starting with {@code prefix} whose slices go to mountpath {@code mp}. */
+  private String nameHomedOn(Path mp, String prefix) throws IOException {
+    byte[] c = "probe".getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; ; i++) {
+      String name = prefix + i;
+      receive(name, record(name, 5, 100, c, xxh(c)), c);
+      boolean there = mountpathOf(slices.find(BUCKET, name, record(name, 5, 100, c, "").version(), 5).file())
+          .equals(mp);
+      slices.remove(BUCKET, name, r -> true);
+      if (there) {
+        return name;
+      }
+    }
+  }
+
+  /** Disables mountpath {@code mp} (as a failed health check does) or makes it available again, open as before. */
+  private void setState(Path mp, io.granary.target.storage.MountpathState state) throws IOException {
+    Mountpath open = mp.equals(dir.resolve("mp1")) ? mp1 : mp2;
+    store.updateMountpaths(s -> s.with(new io.granary.target.storage.MountpathSet.Entry(mp, state,
+        state.readable() ? open : null, state.readable() ? null : "test")));
   }
 
   @Test

@@ -134,10 +134,14 @@ class MountpathAdminTest {
     List<String> names = f.putMany(90);
     Mountpath mp3 = f.mountpath("mp3");
     long onMp3 = mp3.usage().objectCount();
+    List<String> slicesLost = new java.util.concurrent.CopyOnWriteArrayList<>();
+    f.admin.onSlicesLost(slicesLost::add);
 
     f.admin.disable(f.path("mp3").toString());
     assertThat(entry("mp3").state()).isEqualTo("disabled");
     assertThat(entry("mp3").reason()).contains("operator");
+    assertThat(slicesLost).as("owners are asked to audit what it held").singleElement().asString()
+        .contains("mp3").contains("disabled");
     awaitResilverEnded();
     await().atMost(Duration.ofSeconds(10)).until(() -> mp3.meta().isClosed());
     assertThat(names.stream().filter(n -> {
@@ -150,8 +154,11 @@ class MountpathAdminTest {
 
     f.restart("mp1", "mp2", "mp3");
     assertThat(entry("mp3").state()).as("still disabled after a restart").isEqualTo("disabled");
+    List<java.nio.file.Path> slicesBack = new java.util.concurrent.CopyOnWriteArrayList<>();
+    f.admin.onSlicesBack(mp -> slicesBack.add(mp.root()));
 
     f.admin.attach(f.path("mp3").toString());
+    assertThat(slicesBack).as("slices sent again while it was away are looked for").containsExactly(f.path("mp3"));
     awaitResilverEnded();
     assertThat(entry("mp3").state()).isEqualTo("available");
     for (String n : names) {
