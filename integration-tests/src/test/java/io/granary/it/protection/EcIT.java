@@ -197,6 +197,22 @@ class EcIT {
     assertThat(listed).isEqualTo(new TreeSet<>(OBJECTS.keySet()));
   }
 
+  /** The slices the owner's encoded marks under a mountpath's {@code ec/} tree name (one per holder). */
+  private static long markedSlices(Path mountpath) throws Exception {
+    Path ec = mountpath.resolve("ec");
+    if (!Files.isDirectory(ec)) {
+      return 0;
+    }
+    long n = 0;
+    try (Stream<Path> walk = Files.walk(ec)) {
+      for (Path p : walk.filter(f -> f.getFileName().toString().endsWith(".encoded")).toList()) {
+        String[] lines = Files.readString(p).split("\n", 2);
+        n += lines.length < 2 || lines[1].isBlank() ? 0 : lines[1].trim().split(",").length;
+      }
+    }
+    return n;
+  }
+
   /** Slice files ({@code *.slice}) under a mountpath's {@code ec/} tree. */
   private static long sliceFiles(Path mountpath) throws Exception {
     Path ec = mountpath.resolve("ec");
@@ -233,6 +249,9 @@ class EcIT {
     assertThat(lostSlices).isPositive();
     double missing = sum("granary_ec_slices_missing_total");
     double audits = sum("granary_ec_audits_total");
+    double sent = sum("granary_ec_slices_sent_total");
+    double resent = sum("granary_ec_objects_resent_total");
+    long marked = markedSlices(lost); // the holder's own objects marked there are encoded whole again
     String mountpaths = cluster.endpoint() + "/v1/cluster/nodes/" + holder + "/mountpaths";
     Http.Reply detach = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(mountpaths + "/"
         + java.net.URLEncoder.encode(lost.toAbsolutePath().normalize().toString(),
@@ -249,9 +268,14 @@ class EcIT {
         sum("granary_ec_slices_missing_total") >= missing + lostSlices
             && sum("granary_ec_audits_total") > audits
             && sum("granary_ec_queue_depth") == 0
-            && sum("granary_ec_slices_held") == expected);
+            && sum("granary_ec_slices_held") == expected
+            && sum("granary_ec_slices_sent_total") >= sent + lostSlices + marked);
     assertThat(sum("granary_ec_slices_missing_total")).as("only what the mountpath held was missing")
         .isEqualTo(missing + lostSlices);
+    assertThat(sum("granary_ec_slices_sent_total")).as("only the missing slices were sent, not all D+P of their "
+        + "objects (and the holder's own objects whose marks it held, whole)").isEqualTo(sent + lostSlices + marked);
+    assertThat(sum("granary_ec_objects_resent_total")).as("one slice per object held there").isEqualTo(resent
+        + lostSlices);
     ClusterMap map = cluster.map();
     for (String name : OBJECTS.keySet()) {
       boolean replicas = OBJECTS.get(name)[0] < LIMIT;
@@ -450,6 +474,7 @@ class EcIT {
     flip(file, intact.length / 2);
     double corrupt = sum("granary_ec_slices_corrupt_total");
     double missing = sum("granary_ec_slices_missing_total");
+    double sent = sum("granary_ec_slices_sent_total");
 
     scrub(BUCKET);
     // The holder re-hashes its slices with the scrub, removes the rotten one and asks the owner, which sends it.
@@ -457,8 +482,10 @@ class EcIT {
     long held = small * P + (OBJECTS.size() - small) * (D + P);
     await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() ->
         sum("granary_ec_slices_corrupt_total") >= corrupt + 1 && sum("granary_ec_slices_missing_total") >= missing + 1
-            && sum("granary_ec_queue_depth") == 0 && sum("granary_ec_slices_held") == held);
+            && sum("granary_ec_queue_depth") == 0 && sum("granary_ec_slices_held") == held
+            && sum("granary_ec_slices_sent_total") >= sent + 1);
     assertThat(sum("granary_ec_slices_corrupt_total")).as("only the rotten slice").isEqualTo(corrupt + 1);
+    assertThat(sum("granary_ec_slices_sent_total")).as("only that slice was sent").isEqualTo(sent + 1);
     assertThat(Files.readAllBytes(sliceFile(name, 1))).as("slice 1 of %s sent again", name).isEqualTo(intact);
     // Rebuilt with that slice among the first D: the owner's main copy deleted, the GET is byte-exact.
     List<Path> main = mainFiles(ranked(cluster.map(), name).get(0).id(), name);

@@ -15,6 +15,7 @@ public final class EcStats {
   final AtomicLong rebuildsStreamed = new AtomicLong(); // GETs that streamed an object from its rebuild
   final AtomicLong overflows = new AtomicLong();      // objects not queued (queue full): left to a walk
   final AtomicLong reencoded = new AtomicLong();      // versions sent again: their holders changed with the map
+  final AtomicLong resent = new AtomicLong();         // versions whose missing slices were sent to those holders only
   final AtomicLong placementWalks = new AtomicLong(); // bucket walks done after a placement change settled
   final AtomicLong slicesAudited = new AtomicLong();  // slices a holder was asked about by an audit and answered
   final AtomicLong slicesMissing = new AtomicLong();  // of those, not held whole: their objects encoded again
@@ -23,6 +24,10 @@ public final class EcStats {
 
   public long slicesCorrupt() {
     return slicesCorrupt.get();
+  }
+
+  public long resent() {
+    return resent.get();
   }
 
   public long slicesAudited() {

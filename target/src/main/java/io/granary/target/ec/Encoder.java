@@ -52,7 +52,7 @@ final class Encoder {
   private static final long DROP_SECONDS = 30;
 
   /** What one call did. */
-  enum Outcome { ENCODED, REPLICATED, DONE_ALREADY, SKIPPED, TOO_FEW_TARGETS, HOLDER_OFFLINE }
+  enum Outcome { ENCODED, REPLICATED, RESENT, DONE_ALREADY, SKIPPED, TOO_FEW_TARGETS, HOLDER_OFFLINE }
 
   private final String nodeId;
   private final ObjectStore store;
@@ -61,11 +61,12 @@ final class Encoder {
   private final SliceStore slices;
   private final EcPeers peers;
   private final EcStats stats;
+  private final MissingSlices missing;
   private final int cellSize;
   private final Object[] stripes = new Object[64];
 
   Encoder(String nodeId, ObjectStore store, ClusterMetadataHolder cluster, Function<BucketProps, BucketProps> current,
-      SliceStore slices, EcPeers peers, EcStats stats, int cellSize) {
+      SliceStore slices, EcPeers peers, EcStats stats, MissingSlices missing, int cellSize) {
     this.nodeId = nodeId;
     this.store = store;
     this.cluster = cluster;
@@ -73,6 +74,7 @@ final class Encoder {
     this.slices = slices;
     this.peers = peers;
     this.stats = stats;
+    this.missing = missing;
     this.cellSize = cellSize;
     for (int i = 0; i < stripes.length; i++) {
       stripes[i] = new Object();
@@ -89,6 +91,16 @@ final class Encoder {
   }
 
   private Outcome encodeNow(BucketProps asked, String name) throws IOException, InterruptedException {
+    MissingSlices.Missing lacking = missing.take(asked, name);
+    Outcome o = encodeNow(asked, name, lacking);
+    if (lacking != null && (o == Outcome.HOLDER_OFFLINE || o == Outcome.TOO_FEW_TARGETS)) {
+      slices.clearMarks(asked, name); // what was missing is sent, whole, once the object can be encoded again
+    }
+    return o;
+  }
+
+  private Outcome encodeNow(BucketProps asked, String name, MissingSlices.Missing lacking)
+      throws IOException, InterruptedException {
     BucketProps b = current.apply(asked);
     ClusterMetadataHolder.Snapshot s = cluster.snapshot().orElse(null);
     if (b == null || s == null || b.protection().ecData() == 0) {
@@ -127,15 +139,30 @@ final class Encoder {
       boolean replicas = meta.size() < p.ecObjSizeLimit();
       List<Node> to = replicas ? holders.subList(0, par) : holders;
       List<String> was = slices.encodedFor(b, name, version);
-      if (ids(to).equals(was)) {
-        return Outcome.DONE_ALREADY;
-      }
       String record = SliceRecord.encodeMeta(meta);
       long mapVersion = s.map().version();
+      if (ids(to).equals(was)) {
+        if (lacking == null || !lacking.version().equals(version)) {
+          return Outcome.DONE_ALREADY;
+        }
+        // An audit found these holders without their slice: only they are sent it again; the mark stands.
+        try {
+          if (replicas) {
+            replicate(b, name, ch, meta, version, record, to, d, par, mapVersion, lacking.holders());
+          } else {
+            slice(b, name, ch, meta, version, record, to, d, par, mapVersion, lacking.holders());
+          }
+        } catch (IOException | RuntimeException e) {
+          slices.clearMarks(b, name); // encoded whole again after the retry's walk
+          throw e;
+        }
+        stats.resent.incrementAndGet();
+        return Outcome.RESENT;
+      }
       if (replicas) {
-        replicate(b, name, ch, meta, version, record, to, d, par, mapVersion);
+        replicate(b, name, ch, meta, version, record, to, d, par, mapVersion, null);
       } else {
-        slice(b, name, ch, meta, version, record, to, d, par, mapVersion);
+        slice(b, name, ch, meta, version, record, to, d, par, mapVersion, null);
       }
       stats.encodeBytes.addAndGet(meta.size());
       ObjectMeta now = store.stat(b, name);
@@ -214,40 +241,60 @@ final class Encoder {
     }
   }
 
+  /** Sends a replica to each of {@code to}, or to those of them named by {@code only} when it is not null. */
   private void replicate(BucketProps b, String name, FileChannel ch, ObjectMeta meta, String version,
-      String record, List<Node> to, int d, int par, long mapVersion) throws IOException, InterruptedException {
+      String record, List<Node> to, int d, int par, long mapVersion, Set<String> only)
+      throws IOException, InterruptedException {
     String sum = FileHashing.hash(ch, meta.size(), ChecksumType.XXHASH64);
     SliceRecord r = new SliceRecord(b.bucket().provider().wireName(), b.bucket().name(), b.id(), name,
         SliceRecord.REPLICA, d, par, cellSize, meta.size(), version, meta.mtime(), record, meta.size(), sum,
         mapVersion);
     for (Node n : to) {
+      if (only != null && !only.contains(n.id())) {
+        continue;
+      }
       peers.send(n, b, name, r, ch, mapVersion);
       stats.slicesSent.incrementAndGet();
     }
   }
 
+  /**
+   * Encodes the object and sends slice k to holder k, or only to the holders {@code only} names when it is not null
+   * (the other slices are computed, as parity needs, but not written).
+   */
   private void slice(BucketProps b, String name, FileChannel ch, ObjectMeta meta, String version, String record,
-      List<Node> holders, int d, int par, long mapVersion) throws IOException, InterruptedException {
+      List<Node> holders, int d, int par, long mapVersion, Set<String> only)
+      throws IOException, InterruptedException {
     ObjectLocation loc = store.locate(b, name);
     int total = d + par;
     List<Path> work = new ArrayList<>(total);
     List<FileChannel> out = new ArrayList<>(total);
     try {
       HashedChannel[] shards = new HashedChannel[total];
+      java.nio.channels.WritableByteChannel[] sinks = new java.nio.channels.WritableByteChannel[total];
       for (int k = 0; k < total; k++) {
+        if (only != null && !only.contains(holders.get(k).id())) {
+          out.add(null);
+          sinks[k] = Discard.INSTANCE;
+          continue;
+        }
         Path f = Path.of(store.newWorkFile(loc) + ".ec" + k);
         work.add(f);
         FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
             StandardOpenOption.READ);
         out.add(c);
         shards[k] = HashedChannel.writing(c, ChecksumType.XXHASH64);
+        sinks[k] = shards[k];
       }
       ch.position(0);
-      long size = new StripeEncoder(ReedSolomon.of(d, par), cellSize).encode(ch, shards);
+      long size = new StripeEncoder(ReedSolomon.of(d, par), cellSize).encode(ch, sinks);
       if (size != meta.size()) {
         throw new IOException("object file has " + size + " bytes, its record says " + meta.size());
       }
       for (int k = 0; k < total; k++) {
+        if (shards[k] == null) {
+          continue;
+        }
         SliceRecord r = new SliceRecord(b.bucket().provider().wireName(), b.bucket().name(), b.id(), name, k, d,
             par, cellSize, meta.size(), version, meta.mtime(), record, shards[k].bytes(), shards[k].hex(),
             mapVersion);
@@ -256,11 +303,34 @@ final class Encoder {
       }
     } finally {
       for (FileChannel c : out) {
-        c.close();
+        if (c != null) {
+          c.close();
+        }
       }
       for (Path f : work) {
         Files.deleteIfExists(f);
       }
+    }
+  }
+
+  /** Where a slice that is not sent is encoded to: nowhere. */
+  private static final class Discard implements java.nio.channels.WritableByteChannel {
+    static final Discard INSTANCE = new Discard();
+
+    @Override
+    public int write(java.nio.ByteBuffer src) {
+      int n = src.remaining();
+      src.position(src.limit());
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {
     }
   }
 }

@@ -65,7 +65,8 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     this.current = current;
     this.slices = new SliceStore(nodeId, store);
     this.peers = new EcPeers(files, control);
-    this.encoder = new Encoder(nodeId, store, cluster, current, slices, peers, stats, cellSize);
+    MissingSlices missing = new MissingSlices();
+    this.encoder = new Encoder(nodeId, store, cluster, current, slices, peers, stats, missing, cellSize);
     this.rebuilder = new Rebuilder(nodeId, store, cluster, slices, peers, stats);
     this.queue = new MirrorQueue(nodeId, "ec-" + nodeId, DEFAULT_WORKERS, DEFAULT_CAPACITY, this::encodeQuietly,
         n -> {
@@ -77,7 +78,7 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
     this.walks = new EcWalks(nodeId, store, cluster, current, queue, (b, name, meta) -> ownsHere(b, name)
         && !encoder.placed(b, name, meta), new OrphanSweep(nodeId, store, cluster, slices, peers),
         stats.placementWalks::incrementAndGet, new SliceAudit(nodeId, cluster, slices, peers, stats,
-            this::ownsHere), new SliceScrub(nodeId, cluster, slices, peers, stats), stats.audits::incrementAndGet);
+            missing, this::ownsHere), new SliceScrub(nodeId, cluster, slices, peers, stats), stats.audits::incrementAndGet);
     store.addCommitListener(this);
   }
 
@@ -97,13 +98,14 @@ public final class ErasureCoding implements ObjectStore.CommitListener, AutoClos
   /** What {@code GET /v1/ec} answers. */
   public record Report(String target, int queueDepth, long slicesHeld, long encoded, long replicated,
       long encodeFailures, long rebuilds, long rebuildFailures, long reencoded, long placementWalks, long audits,
-      long slicesAudited, long slicesMissing, long slicesCorrupt) {
+      long slicesAudited, long slicesMissing, long slicesCorrupt, long resent) {
   }
 
   public Report report() {
     return new Report(nodeId, queue.depth(), slices.held(), stats.encoded(), stats.replicated(),
         stats.encodeFailures(), stats.rebuilds(), stats.rebuildFailures(), stats.reencoded(),
-        stats.placementWalks(), stats.audits(), stats.slicesAudited(), stats.slicesMissing(), stats.slicesCorrupt());
+        stats.placementWalks(), stats.audits(), stats.slicesAudited(), stats.slicesMissing(), stats.slicesCorrupt(),
+        stats.resent());
   }
 
   @Override

@@ -6,7 +6,6 @@ import io.granary.clustermap.bucket.BucketProps;
 import io.granary.common.control.ControlClient;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * (a mountpath failed, was disabled or detached, or came back empty after a restart) cannot know which slices were
  * on it, only the owners do. One pass per bucket walk: for each object this target owns whose current version is
  * marked encoded, each holder is asked, {@value #BATCH} slices per request ({@code POST /v1/ec/held}), whether it
- * holds its slice whole; an object with a slice missing loses its mark and is encoded again, which sends every
- * slice and drops what holders keep of older ones. A holder that is not active or does not answer is skipped:
- * its return starts another audit.
+ * holds its slice whole; an object with a slice missing is queued with the holders that lack theirs
+ * ({@link MissingSlices}), and its encode sends those slices only, its mark unchanged. A holder that is not active or
+ * does not answer is skipped: its return starts another audit.
  */
 final class SliceAudit {
   private static final Logger log = LoggerFactory.getLogger(SliceAudit.class);
@@ -40,11 +39,13 @@ final class SliceAudit {
   private final SliceStore slices;
   private final EcPeers peers;
   private final EcStats stats;
+  private final MissingSlices lacking;
   private final BiPredicate<BucketProps, String> owns;
 
   /** @param owns whether this target owns an object under the current map */
   SliceAudit(String nodeId, ClusterMetadataHolder cluster, SliceStore slices, EcPeers peers, EcStats stats,
-      BiPredicate<BucketProps, String> owns) {
+      MissingSlices missing, BiPredicate<BucketProps, String> owns) {
+    this.lacking = missing;
     this.nodeId = nodeId;
     this.owns = owns;
     this.cluster = cluster;
@@ -54,14 +55,14 @@ final class SliceAudit {
   }
 
   /**
-   * Starts an audit of bucket {@code b} that asks the holders {@code holders} accepts (target ids); {@code reencode} queues an object whose mark was cleared (false: the queue
-   * closed).
+   * Starts an audit of bucket {@code b} that asks the holders {@code holders} accepts (target ids); {@code reencode}
+   * queues an object with slices missing (false: the queue closed).
    */
   Pass begin(BucketProps b, java.util.function.Predicate<String> holders, Requeue reencode) {
     return new Pass(b, holders, reencode);
   }
 
-  /** Queues an object of the audited bucket to be encoded again; false when the queue closed. */
+  /** Queues an object of the audited bucket to have its missing slices sent; false when the queue closed. */
   @FunctionalInterface
   interface Requeue {
     boolean put(String name) throws InterruptedException;
@@ -114,7 +115,7 @@ final class SliceAudit {
         ask(holder, batches.remove(holder));
       }
       if (missing > 0 || !unreachable.isEmpty()) {
-        log.info("node={} bucket={} slice audit: asked={} missing={} objects encoded again={}{}", nodeId,
+        log.info("node={} bucket={} slice audit: asked={} missing={} objects sent again={}{}", nodeId,
             bucket.bucket(), asked, missing, requeued.size(),
             unreachable.isEmpty() ? "" : " holders not asked (not active or not answering): " + unreachable);
       }
@@ -146,22 +147,15 @@ final class SliceAudit {
         SliceRoutes.HeldSlice s = batch.get(i);
         missing++;
         stats.slicesMissing.incrementAndGet();
-        if (requeued.add(s.name())) {
-          requeue(s, holder);
-        }
+        requeue(s, holder);
       }
     }
 
     private void requeue(SliceRoutes.HeldSlice s, String holder) throws InterruptedException {
-      try {
-        slices.clearMarks(bucket, s.name());
-      } catch (IOException e) {
-        log.warn("node={} bucket={} object={}: slice audit could not clear its mark: {}", nodeId, bucket.bucket(),
-            s.name(), e.toString());
-        return;
-      }
-      log.debug("node={} bucket={} object={}: slice {} of version {} missing on holder {}: encoded again", nodeId,
+      log.debug("node={} bucket={} object={}: slice {} of version {} missing on holder {}: sent again", nodeId,
           bucket.bucket(), s.name(), s.index(), s.version(), holder);
+      lacking.add(bucket, s.name(), s.version(), holder);
+      requeued.add(s.name());
       if (!reencode.put(s.name())) {
         throw new InterruptedException("the encode queue closed");
       }

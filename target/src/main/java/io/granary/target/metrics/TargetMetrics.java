@@ -141,8 +141,10 @@ public final class TargetMetrics {
     m.counter("ec_slices_audited", "Slices a holder was asked about by an audit and answered for", s::slicesAudited);
     m.counter("ec_slices_corrupt", "Slices held here that a scrub found rotten, short or missing: removed, their "
         + "owners asked to send them again", s::slicesCorrupt);
-    m.counter("ec_slices_missing", "Slices an audit found missing or not whole on their holder (the object was "
-        + "encoded again)", s::slicesMissing);
+    m.counter("ec_slices_missing", "Slices an audit found missing or not whole on their holder (sent to it "
+        + "again)", s::slicesMissing);
+    m.counter("ec_objects_resent", "Object versions whose slices an audit found missing, sent again to the holders "
+        + "that lacked them only", s::resent);
     m.counter("ec_objects_reencoded", "Object versions sent again because the map moved their holders (a target "
         + "joined, left or was decommissioned); the former holders dropped theirs", s::reencoded);
     m.counter("ec_placement_walks", "Walks of an erasure-coded bucket done after a placement change settled",
