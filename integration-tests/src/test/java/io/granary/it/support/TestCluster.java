@@ -56,6 +56,7 @@ public final class TestCluster implements AutoCloseable {
     }
     List<String> jvm = new ArrayList<>(List.of("-Xms32m", "-Xmx256m", "-XX:+ExitOnOutOfMemoryError",
         "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+    jvm.addAll(NodeClassSharing.jvmOptions());
     jvm.addAll(jvmOptions);
     int port = freePortRange(targets + 1 + SPARE_TARGET_PORTS);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
@@ -152,11 +153,12 @@ public final class TestCluster implements AutoCloseable {
   @Override
   public void close() {
     cluster.close();
+    NodeClassSharing.clusterClosed();
   }
 
   /** Stops the cluster and deletes its data at once, for tests whose gigabytes are worth giving back early. */
   public void closeAndDeleteData() throws IOException {
-    cluster.close();
+    close();
     deleteTree(dir);
   }
 
