@@ -245,8 +245,10 @@ start_granary_local() {
   # The launcher's own JVM options, unless GRANARY_JAVA_OPTS is set: those ./granary gives `granary local`.
   local launcher_opts="${GRANARY_JAVA_OPTS--Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
   # shellcheck disable=SC2086 # launcher_opts and GRANARY_ARGS are lists of words on purpose
+  # --class-sharing=off: a fresh data dir would dump its class-data archive in the background, on the cores measured.
   (cd "$repo" && exec java $launcher_opts -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" \
-    --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only ${GRANARY_ARGS:-}) >"$WORK/granary-local.out" 2>&1 &
+    --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only --class-sharing=off ${GRANARY_ARGS:-}) \
+    >"$WORK/granary-local.out" 2>&1 &
   GRANARY_PID=$!
   log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"
   for ((i = 0; ; i++)); do

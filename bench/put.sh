@@ -70,8 +70,13 @@ start_cluster() {
   mkdir -p "$data"
   port="$(free_ports 3)"
   PROXY_URL="http://127.0.0.1:$port"
+  # No class-data archive dumped in the background on the cores measured, by builds that would make one.
+  local sharing=()
+  if java -jar "$WORK/build-$build/granary.jar" local --help 2>&1 | grep -q -- --class-sharing; then
+    sharing=(--class-sharing=off)
+  fi
   (cd "$WORK" && exec java -jar "$WORK/build-$build/granary.jar" local --targets 1 --port "$port" --data "$data" \
-    --log-dir-only) >"$data/local.out" 2>&1 &
+    --log-dir-only "${sharing[@]}") >"$data/local.out" 2>&1 &
   GRANARY_PID=$!
   for ((i = 0; ; i++)); do
     kill -0 "$GRANARY_PID" 2>/dev/null || { cat "$data/local.out" >&2; die "granary local ($build) exited during startup"; }

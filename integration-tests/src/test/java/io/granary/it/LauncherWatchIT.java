@@ -39,8 +39,11 @@ class LauncherWatchIT {
     List<Socket> clients = new ArrayList<>();
     try (SingleNode node = SingleNode.start(port, DIR.resolve("logs/p1.log"), args)) {
       long pid = node.process().pid();
+      // Started, not only listening: the limit must not catch the proxy persisting its first cluster map (it
+      // answers health checks from the moment it listens, before that; a failed persist stops it).
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-          .until(() -> Http.get(node.url() + "/v1/health").status() == 200);
+          .until(() -> Http.get(node.url() + "/v1/health").status() == 200
+              && Files.readString(node.log()).contains("proxy serving"));
       long limit = openFds(pid) + 32;
       Process prlimit = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--nofile=" + limit + ":" + limit)
           .inheritIO().start();

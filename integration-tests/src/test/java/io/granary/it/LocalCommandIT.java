@@ -57,6 +57,18 @@ class LocalCommandIT {
     throw new AssertionError("granary local did not come up: " + lines);
   }
 
+  /** The class-data archive of a local cluster's data directory, or null while there is none. */
+  private static Path archive(Path data) throws java.io.IOException {
+    Path dir = data.resolve("class-sharing");
+    if (!java.nio.file.Files.isDirectory(dir)) {
+      return null;
+    }
+    try (var files = java.nio.file.Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().matches("nodes-[0-9a-f]+\\.jsa")).findFirst()
+          .orElse(null);
+    }
+  }
+
   /** Everything the launcher prints until it exits (it must exit within a minute). */
   private static String outputUntilExit(Process p) throws Exception {
     java.util.concurrent.CompletableFuture<String> all = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
@@ -113,6 +125,9 @@ class LocalCommandIT {
       assertThat(Http.send(Http.FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(before.endpoint()
           + "/v1/objects/kept/a.txt")).PUT(java.net.http.HttpRequest.BodyPublishers.ofString("kept bytes")))
           .status()).isEqualTo(200);
+      // The first start's nodes recorded the classes they load; the archive of them is made in the background.
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(3))
+          .pollInterval(java.time.Duration.ofMillis(500)).until(() -> archive(data) != null);
       stop(first, first.descendants().toList());
     } finally {
       first.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -131,7 +146,15 @@ class LocalCommandIT {
       assertThat(get.bodyText()).isEqualTo("kept bytes");
       assertThat(after.line("AWS_SECRET_ACCESS_KEY")).isEqualTo(before.line("AWS_SECRET_ACCESS_KEY"));
       assertThat(after.lines()).anyMatch(l -> l.contains("kept from the last run"));
-      stop(again, again.descendants().toList());
+      // Every node of the second start maps that archive.
+      Path jsa = archive(data);
+      List<ProcessHandle> nodes = again.descendants().toList();
+      assertThat(nodes).hasSize(3);
+      for (ProcessHandle n : nodes) {
+        assertThat(java.nio.file.Files.readString(Path.of("/proc", String.valueOf(n.pid()), "maps")))
+            .as("node %s maps the class-data archive", n.pid()).contains(jsa.toString());
+      }
+      stop(again, nodes);
     } finally {
       again.descendants().forEach(ProcessHandle::destroyForcibly);
       again.destroyForcibly();

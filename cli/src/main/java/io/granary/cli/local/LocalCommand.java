@@ -53,13 +53,25 @@ public final class LocalCommand implements Callable<Integer> {
   @Option(names = "--auth", description = "Require signed requests on the native /v1/ API too (S3 always needs them).")
   boolean auth;
 
+  @Option(names = "--class-sharing", defaultValue = "auto", paramLabel = "auto|off",
+      description = {"auto (default): nodes map a class-data archive made from the first start's nodes "
+          + "(DATA/class-sharing), so later starts are faster; off: nodes start without one, and none is made."})
+  String classSharing;
+
   /** The file under --data that holds the running cluster's secret, for clients that talk to targets directly. */
   static final String SECRET_FILE = "cluster-secret";
 
   @Override
   public Integer call() throws Exception {
     LocalCluster.Options d = LocalCluster.Options.defaults(data.toAbsolutePath());
-    List<String> jvm = LocalCluster.Options.withExtraJvmOptions(d.jvmOptions(), jvmOpts);
+    List<String> jvm = new ArrayList<>(LocalCluster.Options.withExtraJvmOptions(d.jvmOptions(), jvmOpts));
+    if (!classSharing.equals("auto") && !classSharing.equals("off")) {
+      throw new IllegalArgumentException("--class-sharing is auto or off, got '" + classSharing + "'");
+    }
+    ClassSharing sharing = new ClassSharing(data.toAbsolutePath().resolve("class-sharing"), d.classpath());
+    if (classSharing.equals("auto")) {
+      jvm.addAll(sharing.jvmOptions(jvm));
+    }
     if ((accessKey == null) != (secretKey == null)) {
       throw new IllegalArgumentException("give both --access-key and --secret-key, or neither");
     }
@@ -85,7 +97,13 @@ public final class LocalCommand implements Callable<Integer> {
       stopped.countDown();
     }, "local-shutdown"));
     // Fails (exit 1, one line naming the node, its port and the cause) unless every node is ready: see LocalCluster.
-    cluster[0] = LocalCluster.start(opts);
+    try {
+      cluster[0] = LocalCluster.start(opts);
+    } catch (Exception e) {
+      sharing.clusterFailed();
+      throw e;
+    }
+    sharing.clusterReady(); // the next start maps what this one's nodes loaded
     PrivateFile.write(secretFile, cluster[0].clusterSecret() + "\n");
     printBanner(cluster[0], opts, keys);
     CompletableFuture<?> allExited = watchNodes(cluster[0], stopping);

@@ -1,5 +1,6 @@
 package io.granary.it.support;
 
+import io.granary.cli.local.ClassSharing;
 import io.granary.cli.local.LocalCluster;
 import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.ClusterMap;
@@ -23,6 +24,10 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class TestCluster implements AutoCloseable {
   /** Ports after the last target's found free too, for targets a test adds ({@link LocalCluster#addTarget}). */
   static final int SPARE_TARGET_PORTS = 3;
+
+  /** One class-data archive for every node the tests start (see {@link ClassSharing}). */
+  private static final ClassSharing SHARING = new ClassSharing(Path.of(System.getProperty("granary.it.dir",
+      "target/it-data")).toAbsolutePath().resolve("class-sharing"), System.getProperty("granary.node.classpath", ""));
 
   private final LocalCluster cluster;
   private final Path dir;
@@ -56,12 +61,20 @@ public final class TestCluster implements AutoCloseable {
     }
     List<String> jvm = new ArrayList<>(List.of("-Xms32m", "-Xmx256m", "-XX:+ExitOnOutOfMemoryError",
         "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
-    jvm.addAll(NodeClassSharing.jvmOptions());
     jvm.addAll(jvmOptions);
+    jvm.addAll(SHARING.jvmOptions(jvm));
     int port = freePortRange(targets + 1 + SPARE_TARGET_PORTS);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
         Duration.ofSeconds(90), proxyArgs, null, nativeAuth, targetArgs);
-    return new TestCluster(LocalCluster.start(opts), dir);
+    LocalCluster started;
+    try {
+      started = LocalCluster.start(opts);
+    } catch (Exception e) {
+      SHARING.clusterFailed();
+      throw e;
+    }
+    SHARING.clusterReady();
+    return new TestCluster(started, dir);
   }
 
   public static TestCluster start(String name, int targets) throws Exception {
@@ -153,7 +166,6 @@ public final class TestCluster implements AutoCloseable {
   @Override
   public void close() {
     cluster.close();
-    NodeClassSharing.clusterClosed();
   }
 
   /** Stops the cluster and deletes its data at once, for tests whose gigabytes are worth giving back early. */
