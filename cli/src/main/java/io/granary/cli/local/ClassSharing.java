@@ -1,18 +1,23 @@
 package io.granary.cli.local;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -181,25 +186,66 @@ public final class ClassSharing {
     }
   }
 
-  /** The JDK and every classpath entry's path, size and modification time. */
+  /**
+   * The JDK and every classpath entry's path, size and modification time, with the jars a jar's manifest names
+   * ({@code Class-Path}): granary.jar runs with its libraries that way, and a rebuilt library alone must change the
+   * name too, or the JVM silently refuses the stale archive and nothing would record a new one.
+   */
   static String fingerprint(String classpath) {
     StringBuilder sb = new StringBuilder(System.getProperty("java.home")).append('|')
         .append(System.getProperty("java.vm.version"));
+    Set<Path> seen = new HashSet<>();
     for (String entry : classpath.split(java.io.File.pathSeparator)) {
-      Path p = Path.of(entry);
-      sb.append('|').append(p.toAbsolutePath());
-      try {
-        sb.append(':').append(Files.size(p)).append(':')
-            .append(Files.getLastModifiedTime(p).to(TimeUnit.MILLISECONDS));
-      } catch (IOException e) {
-        sb.append(":missing");
-      }
+      describe(Path.of(entry).toAbsolutePath().normalize(), seen, sb);
     }
     try {
       byte[] d = MessageDigest.getInstance("SHA-256").digest(sb.toString().getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(d, 0, 8);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  private static void describe(Path p, Set<Path> seen, StringBuilder sb) {
+    if (!seen.add(p)) {
+      return;
+    }
+    sb.append('|').append(p);
+    try {
+      sb.append(':').append(Files.size(p)).append(':')
+          .append(Files.getLastModifiedTime(p).to(TimeUnit.MILLISECONDS));
+    } catch (IOException e) {
+      sb.append(":missing");
+      return;
+    }
+    for (Path dependency : manifestClassPath(p)) {
+      describe(dependency, seen, sb);
+    }
+  }
+
+  /** The jars {@code jar}'s manifest adds to the classpath, resolved against its directory as the JVM does. */
+  static List<Path> manifestClassPath(Path jar) {
+    if (!Files.isRegularFile(jar) || !jar.getFileName().toString().endsWith(".jar")) {
+      return List.of();
+    }
+    try (JarFile f = new JarFile(jar.toFile())) {
+      Manifest m = f.getManifest();
+      String cp = m == null ? null : m.getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+      if (cp == null || cp.isBlank()) {
+        return List.of();
+      }
+      Path base = jar.getParent();
+      List<Path> out = new ArrayList<>();
+      for (String ref : cp.trim().split("\\s+")) {
+        try {
+          out.add(base.resolve(URI.create(ref).getPath()).normalize());
+        } catch (IllegalArgumentException e) {
+          out.add(base.resolve(ref).normalize());
+        }
+      }
+      return out;
+    } catch (IOException e) {
+      return List.of();
     }
   }
 }

@@ -8,6 +8,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -82,5 +86,26 @@ class ClassSharingTest {
     assertThat(sharing.jvmOptions(List.of("-XX:SharedArchiveFile=/mine.jsa"))).isEmpty();
     assertThat(sharing.jvmOptions(List.of("-Xshare:auto"))).as("auto is the default: still ours to add")
         .isNotEmpty();
+  }
+
+  @Test
+  void aLibraryTheJarsManifestNames_isPartOfTheArchivesName() throws Exception {
+    // granary.jar runs with its libraries through its manifest's Class-Path, not the command line.
+    Files.createDirectories(dir.resolve("lib"));
+    Path lib = Files.copy(picocliJar(), dir.resolve("lib/picocli.jar"));
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, "lib/picocli.jar lib/absent.jar");
+    Path app = dir.resolve("app.jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(app), manifest)) {
+      out.putNextEntry(new JarEntry("app.txt"));
+      out.write('x');
+    }
+    assertThat(ClassSharing.manifestClassPath(app)).containsExactly(lib, dir.resolve("lib/absent.jar"));
+
+    String before = ClassSharing.fingerprint(app.toString());
+    assertThat(ClassSharing.fingerprint(app.toString())).as("stable while nothing changes").isEqualTo(before);
+    Files.setLastModifiedTime(lib, FileTime.fromMillis(Files.getLastModifiedTime(lib).toMillis() - 60_000));
+    assertThat(ClassSharing.fingerprint(app.toString())).as("only a library rebuilt").isNotEqualTo(before);
   }
 }

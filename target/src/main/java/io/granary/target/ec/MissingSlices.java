@@ -40,9 +40,4 @@ final class MissingSlices {
   Missing take(BucketProps b, String name) {
     return byObject.remove(key(b, name));
   }
-
-  /** Objects waiting. */
-  int size() {
-    return byObject.size();
-  }
 }
