@@ -29,13 +29,14 @@ final class ClusterLoad implements AutoCloseable {
   private final Dataset data;
   private final AtomicBoolean stop = new AtomicBoolean();
   private final AtomicLong reads = new AtomicLong();
-  private final AtomicLong passes = new AtomicLong();
   private final AtomicInteger failedReads = new AtomicInteger();
   private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
   private final Map<String, Long> written = new ConcurrentHashMap<>(); // acknowledged new objects: name -> crc
   private final AtomicInteger failedWrites = new AtomicInteger();
   private final List<String> writeFailures = Collections.synchronizedList(new ArrayList<>());
   private final List<Thread> threads = new ArrayList<>();
+  private final List<Integer> readerOffsets = new ArrayList<>();
+  private final List<AtomicLong> readerDone = new ArrayList<>(); // reads each reader completed
 
   ClusterLoad(String endpoint, String bucket, Dataset data) {
     this.endpoint = endpoint;
@@ -47,7 +48,10 @@ final class ClusterLoad implements AutoCloseable {
   ClusterLoad start(int readers, boolean writer, String writePrefix) {
     for (int r = 0; r < readers; r++) {
       int offset = r * data.size() / Math.max(1, readers);
-      threads.add(daemon("reader-" + r, () -> read(offset)));
+      AtomicLong done = new AtomicLong();
+      readerOffsets.add(offset);
+      readerDone.add(done);
+      threads.add(daemon("reader-" + r, () -> read(offset, done)));
     }
     if (writer) {
       threads.add(daemon("writer", () -> write(writePrefix)));
@@ -56,13 +60,13 @@ final class ClusterLoad implements AutoCloseable {
     return this;
   }
 
-  private void read(int offset) {
+  private void read(int offset, AtomicLong done) {
     while (!stop.get()) {
       for (int k = 0; k < data.size() && !stop.get(); k++) {
         int i = (offset + k) % data.size();
         check(data.name(i), data.crc(i));
+        done.incrementAndGet();
       }
-      passes.incrementAndGet();
     }
   }
 
@@ -152,8 +156,31 @@ final class ClusterLoad implements AutoCloseable {
     return reads.get();
   }
 
-  long passes() {
-    return passes.get();
+  /** Where each reader is now: give it to {@link #everyObjectReadSince}. */
+  long[] mark() {
+    return readerDone.stream().mapToLong(AtomicLong::get).toArray();
+  }
+
+  /**
+   * Whether every object of the dataset has been read (and checked) since {@code mark}: the readers start half a
+   * pass apart, so together they cover the dataset in about half a pass each.
+   */
+  boolean everyObjectReadSince(long[] mark) {
+    int n = data.size();
+    boolean[] read = new boolean[n];
+    int covered = 0;
+    for (int r = 0; r < mark.length; r++) {
+      long from = mark[r];
+      long to = Math.min(readerDone.get(r).get(), from + n);
+      for (long j = from; j < to; j++) {
+        int i = (int) ((readerOffsets.get(r) + j % n) % n);
+        if (!read[i]) {
+          read[i] = true;
+          covered++;
+        }
+      }
+    }
+    return covered == n;
   }
 
   int failedReads() {

@@ -91,12 +91,12 @@ class RebalanceIT {
   void addingATarget_underReadAndWriteLoad_movesAQuarter_andNoReadFails() throws Exception {
     ClusterMap before = cluster.map();
     ClusterLoad load = new ClusterLoad(cluster.endpoint(), BUCKET, data).start(2, true, "new-during-add/");
-    long passesBefore = awaitPass(load, 0);
+    long readsBefore = awaitLoadRunning(load);
 
     String added = cluster.local().addTarget(List.of());
     long id = awaitRebalanceAfter(before);
     JsonNode end = Rebalances.awaitEnd(cluster, id, MAX_REBALANCE);
-    awaitPass(load, load.passes()); // a whole pass more after the move
+    awaitEveryObjectRead(load); // each object read once more after the move
     load.close();
     extraNames.addAll(load.written().keySet()); // first, so that a failure here does not fail the next test too
 
@@ -104,7 +104,7 @@ class RebalanceIT {
     assertThat(load.failures()).as("failed reads during the move").isEmpty();
     assertThat(load.failedReads()).isZero();
     assertThat(load.writeFailures()).as("failed writes during the move").isEmpty();
-    assertThat(load.reads()).isGreaterThan(passesBefore);
+    assertThat(load.reads()).isGreaterThan(readsBefore);
     assertThat(load.checkWritten()).as("acknowledged writes that do not read back").isEmpty();
 
     // About a quarter moved, all of it to the new target: per HRW, and as the job counted.
@@ -135,7 +135,7 @@ class RebalanceIT {
     ClusterMap before = cluster.map();
     String leaving = "t2";
     ClusterLoad load = new ClusterLoad(cluster.endpoint(), BUCKET, data).start(2, true, "new-during-decommission/");
-    awaitPass(load, 0);
+    awaitLoadRunning(load);
 
     Http.Reply r = Http.send(Http.NO_FOLLOW, HttpRequest.newBuilder(URI.create(cluster.endpoint()
         + "/v1/cluster/nodes/" + leaving)).PUT(HttpRequest.BodyPublishers.ofString("{\"state\":\"decommissioned\"}")));
@@ -146,7 +146,7 @@ class RebalanceIT {
     JsonNode end = Rebalances.awaitEnd(cluster, id, MAX_REBALANCE);
     await().atMost(Duration.ofSeconds(30)).until(() -> Rebalances.node(cluster, leaving).path("safe_to_remove")
         .asBoolean());
-    awaitPass(load, load.passes());
+    awaitEveryObjectRead(load);
     load.close();
     extraNames.addAll(load.written().keySet());
 
@@ -217,10 +217,21 @@ class RebalanceIT {
     return OnDisk.bucketId(cluster, name);
   }
 
-  /** Waits until the readers have completed more than {@code passes} passes over the dataset. */
-  private static long awaitPass(ClusterLoad load, long passes) {
-    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> load.passes() > passes);
+  /**
+   * Waits until readers and writer are under way (a whole pass first would add half a minute per test and check
+   * nothing the reads after the move do not: every object is read once more after it).
+   */
+  private static long awaitLoadRunning(ClusterLoad load) {
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+        .until(() -> load.reads() >= 200 && !load.written().isEmpty());
     return load.reads();
+  }
+
+  /** Waits until the readers have read every object of the dataset since now. */
+  private static void awaitEveryObjectRead(ClusterLoad load) {
+    long[] mark = load.mark();
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+        .until(() -> load.everyObjectReadSince(mark));
   }
 
   /** The rebalance the map started after {@code before} (the one that placement change asked for). */
