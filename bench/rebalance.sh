@@ -222,7 +222,12 @@ GRANARY_JAR_MTIME="$(date -u -r "$repo/cli/target/granary.jar" +%Y-%m-%dT%H:%M:%
 # The nodes trust each other through the cluster secret; the joining target gets it from the environment too.
 GRANARY_CLUSTER_SECRET="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export GRANARY_CLUSTER_SECRET
-NODE_JVM=(-Xms64m -Xmx512m -XX:+ExitOnOutOfMemoryError) # what granary local gives its nodes
+# What granary local gives its nodes (LocalCluster.Options.NODE_JVM_OPTIONS), so that the joining target runs as they do
+NODE_JVM=(-Xms16m -Xmx512m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1
+  -XX:JavaPriority1_To_OSPriority=10 -XX:JavaPriority2_To_OSPriority=0 -XX:JavaPriority3_To_OSPriority=0
+  -XX:JavaPriority4_To_OSPriority=0 -XX:JavaPriority6_To_OSPriority=0 -XX:JavaPriority7_To_OSPriority=0
+  -XX:JavaPriority8_To_OSPriority=0 -XX:JavaPriority9_To_OSPriority=0 -XX:JavaPriority10_To_OSPriority=0
+  -XX:CompilerThreadPriority=10 -XX:VMThreadPriority=0)
 # shellcheck disable=SC2206 # JVM_OPTS is a list of words on purpose
 NODE_JVM+=($JVM_OPTS)
 granary() { java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" "$@"; }

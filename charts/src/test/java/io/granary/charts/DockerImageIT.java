@@ -3,6 +3,7 @@ package io.granary.charts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.common.exec.Background;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -109,6 +110,9 @@ class DockerImageIT {
     assertThat(dockerfile.one("USER").arguments()).isEqualTo(IMAGE_UID + ":" + IMAGE_UID);
     assertThat(dockerfile.one("ENTRYPOINT").arguments()).isEqualTo("[\"granary\"]");
     assertThat(dockerfile.one("ENV").assignments().get("GRANARY_JVM_OPTS")).contains("-XX:MaxRAMPercentage=");
+    assertThat(dockerfile.one("ENV").assignments().get("GRANARY_JVM_OPTS").split(" "))
+        .as("background work yields to requests in the container as in granary local")
+        .contains(Background.JVM_OPTIONS.toArray(String[]::new));
   }
 
   @Test

@@ -8,9 +8,12 @@ import io.granary.it.support.Http;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -169,10 +172,20 @@ class LocalCommandIT {
       String endpoint = awaitUp(p);
       JsonNode map = ClusterJson.mapper().readTree(Http.get(endpoint + "/v1/cluster/map").body());
       assertThat(map.path("targets").size()).isEqualTo(2);
-      List<ProcessHandle> nodes = p.descendants().toList();
+      List<ProcessHandle> nodes = nodesOf(p);
       assertThat(nodes).hasSize(3);
       assertThat(Path.of(data.toString(), "t1", "mp1")).isDirectory();
       assertThat(Path.of(data.toString(), "t2", "mp2")).isDirectory();
+      List<ProcessHandle> targets = new ArrayList<>();
+      for (ProcessHandle n : nodes) { // ProcessHandle.Info cuts a command line this long short: read it whole
+        if (Files.readString(Path.of("/proc", String.valueOf(n.pid()), "cmdline")).contains("\0target\0")) {
+          targets.add(n);
+        }
+      }
+      assertThat(targets).hasSize(2);
+      for (ProcessHandle t : targets) {
+        assertBackgroundYields(t.pid());
+      }
 
       p.destroy(); // SIGTERM
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -185,6 +198,46 @@ class LocalCommandIT {
     }
   }
 
+  /**
+   * The launcher's node processes: not the class-data dump it may run beside them once the first cluster of a
+   * classpath is up (ClassSharing), which ends by itself.
+   */
+  private static List<ProcessHandle> nodesOf(Process launcher) {
+    return launcher.descendants().filter(d -> {
+      try {
+        return !Files.readString(Path.of("/proc", String.valueOf(d.pid()), "cmdline")).contains("-Xshare:dump");
+      } catch (java.io.IOException e) {
+        return false; // ended meanwhile
+      }
+    }).toList();
+  }
+
+  /**
+   * A target's background threads (its hand-off sender, JIT compilers) run at nice 10 and the threads serving
+   * requests at 0 (io.granary.common.exec.Background), read from /proc.
+   */
+  private static void assertBackgroundYields(long pid) throws Exception {
+    Map<String, Integer> nice = new HashMap<>();
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+      for (Path t : tasks.toList()) {
+        String stat = Files.readString(t.resolve("stat"));
+        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        nice.put(Files.readString(t.resolve("comm")).trim() + "#" + t.getFileName(),
+            Integer.parseInt(after[16])); // field 19 of stat: nice
+      }
+    }
+    assertThat(nice).as("threads of target %d", pid)
+        .anySatisfy((name, n) -> assertThat(name).startsWith("handoff-"))
+        .anySatisfy((name, n) -> assertThat(name).startsWith("http-"));
+    nice.forEach((name, n) -> {
+      if (name.startsWith("handoff-") || name.startsWith("C2 Compiler") || name.startsWith("C1 Compiler")) {
+        assertThat(n).as("nice of %s in %d", name, pid).isEqualTo(10);
+      } else if (name.startsWith("http-") || name.startsWith("disk-")) {
+        assertThat(n).as("nice of %s in %d", name, pid).isZero();
+      }
+    });
+  }
+
   @Test
   void local_killedWithSigkill_leavesNoOrphans() throws Exception {
     Path data = Path.of(System.getProperty("granary.it.dir", "target/it-data"), "local-sigkill").toAbsolutePath();
@@ -192,7 +245,7 @@ class LocalCommandIT {
     List<ProcessHandle> nodes = List.of();
     try {
       awaitUp(p);
-      nodes = p.descendants().toList();
+      nodes = nodesOf(p);
       assertThat(nodes).hasSize(3);
       p.destroyForcibly(); // SIGKILL: no shutdown hook runs in the launcher
       for (ProcessHandle n : nodes) {

@@ -45,6 +45,7 @@ import io.granary.target.rebalance.NeighborLookup;
 import io.granary.target.rebalance.NeighborObjectHandlers;
 import io.granary.target.rebalance.ObjectTransport;
 import io.granary.target.rebalance.Rebalancer;
+import io.granary.target.rebalance.SendLoops;
 import io.granary.target.rebalance.TransportRoutes;
 import io.granary.backend.RemoteBuckets;
 import io.granary.target.multipart.MultipartStore;
@@ -193,8 +194,7 @@ public final class TargetNode implements GracefulStop {
           }
         })));
     // ---- rebalance (io.granary.target.rebalance): objects move to their owners; reads find them meanwhile
-    // Copies leave on loops of their own (sendfile of files not in the page cache blocks a loop on the disk).
-    Rebalancer rebalancer = new Rebalancer(id, holder, store, upstream, net.newGroup(cfg.ioThreads(), "send-" + id),
+    Rebalancer rebalancer = new Rebalancer(id, holder, store, upstream, SendLoops.create(net, cfg.ioThreads(), id),
         signer, cfg.rebalance(), new Rebalancer.Space() {
           @Override
           public long heldBytes() {

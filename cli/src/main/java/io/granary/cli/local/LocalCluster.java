@@ -2,6 +2,7 @@ package io.granary.cli.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
+import io.granary.common.exec.Background;
 import io.granary.proxy.auth.Credentials;
 import java.io.IOException;
 import java.net.BindException;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -58,10 +60,10 @@ public final class LocalCluster implements AutoCloseable {
      * Every node's JVM options by default: a small heap that grows only as needed, and the serial collector, whose
      * bookkeeping is a few MiB where G1's is about 40 MiB a node at this heap size (bench/footprint.sh: the default
      * cluster idled at 785 MiB with G1, 693 MiB serial). A node's object bytes live off the heap, so its live heap
-     * is small and young collections are short.
+     * is small and young collections are short. {@link Background#JVM_OPTIONS}: background work yields to requests.
      */
-    public static final List<String> NODE_JVM_OPTIONS = List.of("-Xms16m", "-Xmx512m", "-XX:+UseSerialGC",
-        "-XX:+ExitOnOutOfMemoryError");
+    public static final List<String> NODE_JVM_OPTIONS = Stream.concat(Stream.of("-Xms16m", "-Xmx512m",
+        "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError"), Background.JVM_OPTIONS.stream()).toList();
 
     /**
      * {@code defaults} followed by {@code extra}; a collector chosen in {@code extra} ({@code -XX:+Use...GC})

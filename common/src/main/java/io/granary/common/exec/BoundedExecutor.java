@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,10 +27,14 @@ public final class BoundedExecutor implements AutoCloseable {
   private final AtomicInteger queued = new AtomicInteger();
 
   public BoundedExecutor(String name, int threads, int queueLimit) {
+    this(name, threads, queueLimit, new DefaultThreadFactory(name, true));
+  }
+
+  /** A pool on threads from {@code factory} (for example {@link Background#threads}). */
+  public BoundedExecutor(String name, int threads, int queueLimit, ThreadFactory factory) {
     this.name = name;
     this.queueLimit = queueLimit;
-    this.pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedTransferQueue<>(),
-        new DefaultThreadFactory(name, true));
+    this.pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedTransferQueue<>(), factory);
     pool.prestartAllCoreThreads(); // execute() then never takes the pool's main lock to start one
   }
 

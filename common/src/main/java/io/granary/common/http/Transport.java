@@ -15,6 +15,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.ThreadFactory;
 
 /** Native epoll where the platform has it (zero-copy sendfile, fewer syscalls), NIO otherwise. */
 public enum Transport {
@@ -30,7 +31,11 @@ public enum Transport {
   }
 
   public EventLoopGroup newGroup(int threads, String name) {
-    DefaultThreadFactory tf = new DefaultThreadFactory(name, true);
+    return newGroup(threads, new DefaultThreadFactory(name, true));
+  }
+
+  /** Event loops on threads from {@code threads} (for example {@link io.granary.common.exec.Background#threads}). */
+  public EventLoopGroup newGroup(int threads, ThreadFactory tf) {
     return this == EPOLL ? new EpollEventLoopGroup(threads, tf) : new NioEventLoopGroup(threads, tf);
   }
 

@@ -1,6 +1,7 @@
 package io.granary.target.ec;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.exec.Background;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.mirror.MirrorQueue;
@@ -71,6 +72,7 @@ final class EcWalks implements AutoCloseable {
     this.placementWalked = placementWalked;
     this.thread = new Thread(this::run, "ec-walk-" + nodeId);
     this.thread.setDaemon(true);
+    this.thread.setPriority(Background.PRIORITY);
     this.thread.start();
   }
 

@@ -1,6 +1,7 @@
 package io.granary.target.mirror;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.exec.Background;
 import io.granary.target.storage.BucketRecords;
 import io.granary.target.storage.MirrorCopies;
 import io.granary.target.storage.MountpathSet;
@@ -52,6 +53,7 @@ public final class MirrorWalks implements AutoCloseable {
     this.current = current;
     this.thread = new Thread(this::run, "mirror-walk-" + nodeId);
     this.thread.setDaemon(true);
+    this.thread.setPriority(Background.PRIORITY);
     this.thread.start();
   }
 

@@ -2,6 +2,7 @@ package io.granary.target.rebalance;
 
 import io.granary.clustermap.Node;
 import io.granary.clustermap.hrw.PlacementKey;
+import io.granary.common.exec.Background;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.Mountpath;
@@ -51,6 +52,7 @@ final class Handoffs implements ObjectStore.CommitListener {
     this.stats = stats;
     this.worker = new Thread(this::work, "handoff-" + self);
     this.worker.setDaemon(true);
+    this.worker.setPriority(Background.PRIORITY);
   }
 
   /** Queues the records a previous run left, and starts sending. */

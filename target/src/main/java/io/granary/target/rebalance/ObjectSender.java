@@ -18,7 +18,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpRequest;
@@ -61,10 +60,10 @@ final class ObjectSender {
   private static final int MAX_ANSWER = 64 * 1024;
 
   private final UpstreamPool pool;
-  private final EventLoopGroup loops;
+  private final SendLoops loops;
   private final ClusterSigner signer; // null without a cluster secret
 
-  ObjectSender(UpstreamPool pool, EventLoopGroup loops, ClusterSigner signer) {
+  ObjectSender(UpstreamPool pool, SendLoops loops, ClusterSigner signer) {
     this.pool = pool;
     this.loops = loops;
     this.signer = signer;
@@ -124,13 +123,14 @@ final class ObjectSender {
     URI target = URI.create(to.url());
     head.headers().set(HttpHeaderNames.HOST, target.getHost() + ":" + target.getPort());
     head.headers().add(extra);
+    boolean foreground = ObjectTransport.FOREGROUND.equals(extra.get(ObjectTransport.PRIORITY_HEADER));
     head.headers().set(GranaryHeaders.MAP_VERSION, mapVersion);
     HttpUtil.setContentLength(head, record.length + size);
     if (signer != null) {
       signer.signHeaders("PUT", uri, head.headers());
     }
     Answer answer = new Answer();
-    Future<Channel> acquired = pool.acquire(loops.next(), new InetSocketAddress(target.getHost(), target.getPort()),
+    Future<Channel> acquired = pool.acquire(loops.forCopy(foreground).next(), new InetSocketAddress(target.getHost(), target.getPort()),
         answer);
     if (!acquired.await(CONNECT_WAIT.toMillis()) || !acquired.isSuccess()) {
       acquired.addListener(f -> {

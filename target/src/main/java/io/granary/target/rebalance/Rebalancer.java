@@ -5,6 +5,8 @@ import io.granary.clustermap.Rebalance;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.common.auth.ClusterSigner;
 import io.granary.common.control.ControlClient;
+import io.granary.common.exec.Background;
+import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.rebalance.RebalanceProgress;
@@ -12,7 +14,6 @@ import io.granary.target.multipart.OwnerDelivery;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.Relocation;
-import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.time.Clock;
@@ -40,6 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class Rebalancer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Rebalancer.class);
   static final int PUSH_THREADS = 8;
+  /** Threads that write and commit the rebalance's received copies (each mostly waits on its fsyncs). */
+  private static final int RECEIVE_THREADS = 4;
 
   /** What a target tells about its space, for the primary's capacity check before targets leave placement. */
   public interface Space {
@@ -69,10 +72,11 @@ public final class Rebalancer implements AutoCloseable {
   private final BandwidthCap cap;
   private final Space space;
   private final Clock clock;
-  private final EventLoopGroup sendLoops;
+  private final SendLoops sendLoops;
   private final ExecutorService walker;
   private final ExecutorService streams;
   private final ThreadPoolExecutor pushes;
+  private final BoundedExecutor receiving;
   private final RebalanceStats stats = new RebalanceStats();
   private RebalanceWalk walk;          // the latest walk started here; guarded by this
   // The latest rebalance's counters (walk or not); written under this, read without it by scrapes, which must not
@@ -82,12 +86,10 @@ public final class Rebalancer implements AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * @param sendLoops event loops of the rebalancer's own, shut down by {@link #close}: a copy leaves by sendfile from
-   *     a file that is often not in the page cache (a rebalance reads what nobody read lately), and sendfile then
-   *     blocks its loop on the disk; on the loops serving clients that stalled their GETs (bench/rebalance.sh)
+   * @param sendLoops event loops of the rebalancer's own, shut down by {@link #close}
    */
   public Rebalancer(String self, ClusterMetadataHolder cluster, ObjectStore store, UpstreamPool pool,
-      EventLoopGroup sendLoops, ClusterSigner signer, RebalanceConfig config, Space space) {
+      SendLoops sendLoops, ClusterSigner signer, RebalanceConfig config, Space space) {
     this.self = self;
     this.sendLoops = sendLoops;
     this.cluster = cluster;
@@ -101,11 +103,13 @@ public final class Rebalancer implements AutoCloseable {
     this.cap = BandwidthCap.of(config.bandwidthBytesPerSecond());
     this.space = space;
     this.clock = Clock.systemUTC();
-    this.walker = Executors.newSingleThreadExecutor(new DefaultThreadFactory("rebalance-" + self, true));
+    this.walker = Executors.newSingleThreadExecutor(Background.threads("rebalance-" + self));
     this.streams = Executors.newFixedThreadPool(config.streams(),
-        new DefaultThreadFactory("rebalance-stream-" + self, true));
+        Background.threads("rebalance-stream-" + self));
     this.pushes = new ThreadPoolExecutor(PUSH_THREADS, PUSH_THREADS, 60, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(1024), new DefaultThreadFactory("push-" + self, true));
+    this.receiving = new BoundedExecutor("receive-" + self, RECEIVE_THREADS, 4096,
+        Background.threads("receive-" + self));
   }
 
   /** Hands on what a previous run left, follows the map from now on, and resumes a rebalance in progress. */
@@ -114,6 +118,11 @@ public final class Rebalancer implements AutoCloseable {
     handoffs.start();
     cluster.onChange((old, now) -> follow(now));
     cluster.snapshot().ifPresent(this::follow);
+  }
+
+  /** Where the rebalance's received copies are written and committed, on background threads ({@link Background}). */
+  BoundedExecutor receiving() {
+    return receiving;
   }
 
   /** Sends files other than objects to other targets over the transport's connections (erasure coding). */
@@ -320,10 +329,11 @@ public final class Rebalancer implements AutoCloseable {
     walker.shutdownNow();
     streams.shutdownNow();
     pushes.shutdownNow();
+    receiving.close();
     try {
       walker.awaitTermination(10, TimeUnit.SECONDS);
       streams.awaitTermination(10, TimeUnit.SECONDS);
-      sendLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+      sendLoops.shutdown(10);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -46,7 +46,7 @@ public final class TransportRoutes {
   private final MapCatchUp catchUp;
 
   /**
-   * @param disk where received copies are committed
+   * @param disk where a copy's state is looked up for its sender
    * @param urgent where copies a client waits for are committed (get-from-neighbor), ahead of the rebalance's own
    */
   public TransportRoutes(ClusterMetadataHolder cluster, Rebalancer rebalancer, BoundedExecutor disk,
@@ -56,6 +56,12 @@ public final class TransportRoutes {
     this.disk = disk;
     this.urgent = urgent;
     this.catchUp = new MapCatchUp(cluster.nodeId(), cluster);
+  }
+
+  /** Where a copy is written and committed: ahead of everything when a client waits for it, in the background else. */
+  private BoundedExecutor poolFor(HttpExchange ex) {
+    return ObjectTransport.FOREGROUND.equals(ex.header(ObjectTransport.PRIORITY_HEADER)) ? urgent
+        : rebalancer.receiving();
   }
 
   /** Whether {@code rawPath} is one of these endpoints. */
@@ -298,8 +304,9 @@ public final class TransportRoutes {
             + "object's size " + meta.size());
       }
       try {
+        BoundedExecutor pool = poolFor(ex);
         op = new OffLoopWrites<>(rebalancer.relocation().beginReceive(target.bucket(), target.name(), meta),
-            disk::execute, ex);
+            pool::execute, ex);
       } catch (Exception e) {
         throw StorageErrors.of("receiving " + target.name(), e);
       }
@@ -350,8 +357,7 @@ public final class TransportRoutes {
       OffLoopWrites<PutOperation> writes = op;
       op = null;
       Relocation relocation = rebalancer.relocation();
-      BoundedExecutor pool = ObjectTransport.FOREGROUND.equals(ex.header(ObjectTransport.PRIORITY_HEADER)) ? urgent
-          : disk;
+      BoundedExecutor pool = poolFor(ex);
       AtomicReference<PutOperation> put = new AtomicReference<>();
       writes.end().thenCompose(p -> {
         put.set(p);

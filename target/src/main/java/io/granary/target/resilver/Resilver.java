@@ -1,5 +1,6 @@
 package io.granary.target.resilver;
 
+import io.granary.common.exec.Background;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.mountpath.MountpathsReport;
 import io.granary.target.multipart.UploadRelocation;
@@ -7,7 +8,6 @@ import io.granary.target.storage.MisplacedListener;
 import io.granary.target.storage.MountpathMove;
 import io.granary.target.storage.ObjectLocation;
 import io.granary.target.storage.ObjectStore;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -56,7 +56,7 @@ public final class Resilver implements MisplacedListener, AutoCloseable {
   public Resilver(String self, ObjectStore store, ClusterMetadataHolder cluster, UploadRelocation uploads,
       int threads) {
     this(self, store, cluster, uploads,
-        Executors.newFixedThreadPool(threads, new DefaultThreadFactory("resilver-move-" + self, true)));
+        Executors.newFixedThreadPool(threads, Background.threads("resilver-move-" + self)));
   }
 
   /** With the pool moves run on (tests stop a walk mid-way through it). */
@@ -68,10 +68,11 @@ public final class Resilver implements MisplacedListener, AutoCloseable {
     this.move = new MountpathMove(store);
     this.uploads = uploads;
     this.clock = Clock.systemUTC();
-    this.walker = Executors.newSingleThreadExecutor(new DefaultThreadFactory("resilver-" + self, true));
+    this.walker = Executors.newSingleThreadExecutor(Background.threads("resilver-" + self));
     this.moves = moves;
     this.strayWorker = new Thread(this::moveStrays, "resilver-stray-" + self);
     this.strayWorker.setDaemon(true);
+    this.strayWorker.setPriority(Background.PRIORITY);
   }
 
   /** Installs how objects with mirror copies are dealt with (before the first resilver starts). */

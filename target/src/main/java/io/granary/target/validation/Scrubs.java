@@ -1,6 +1,7 @@
 package io.granary.target.validation;
 
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.exec.Background;
 import io.granary.target.meta.ObjectMeta;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
@@ -65,11 +66,7 @@ public final class Scrubs implements AutoCloseable {
     this.store = store;
     this.verifier = verifier;
     this.current = current;
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "scrub-" + nodeId);
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread = Executors.newSingleThreadExecutor(Background.threads("scrub-" + nodeId));
   }
 
   /**

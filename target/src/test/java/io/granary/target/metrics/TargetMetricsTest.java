@@ -24,6 +24,7 @@ import io.granary.target.coldget.ColdStats;
 import io.granary.target.jobs.TargetJobs;
 import io.granary.target.rebalance.RebalanceConfig;
 import io.granary.target.rebalance.Rebalancer;
+import io.granary.target.rebalance.SendLoops;
 import io.granary.target.storage.Mountpath;
 import io.granary.target.storage.ObjectStore;
 import io.granary.target.storage.PutOperation;
@@ -112,7 +113,7 @@ class TargetMetricsTest {
     EventLoopGroup loops = Transport.best().newGroup(1, "loop-t1");
     try (ObjectStore store = ObjectStore.open("t1", List.of(Mountpath.open(dir.resolve("mp"))), 0);
         UpstreamPool pool = new UpstreamPool(Transport.best(), 1, 1);
-        Rebalancer rebalancer = new Rebalancer("t1", holder, store, pool, loops, null, new RebalanceConfig(2, 0),
+        Rebalancer rebalancer = new Rebalancer("t1", holder, store, pool, new SendLoops(loops, loops), null, new RebalanceConfig(2, 0),
             new Rebalancer.Space() {
               @Override
               public long heldBytes() {
