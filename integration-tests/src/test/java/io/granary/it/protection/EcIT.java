@@ -784,8 +784,14 @@ class EcIT {
     List<java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<java.io.InputStream>>> gets =
         new ArrayList<>();
     for (String n : names) {
-      gets.add(Http.FOLLOW.sendAsync(HttpRequest.newBuilder(URI.create(url(n))).timeout(WAIT).GET().build(),
-          java.net.http.HttpResponse.BodyHandlers.ofInputStream()));
+      HttpRequest get = HttpRequest.newBuilder(URI.create(url(n))).timeout(WAIT).GET().build();
+      gets.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return Http.sendFollowing(get, java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+        } catch (java.io.IOException | InterruptedException e) {
+          throw new java.util.concurrent.CompletionException(e);
+        }
+      }, task -> new Thread(task, "ec-get-" + n).start())); // all at once, as the rebuilds must overlap
     }
     java.net.http.HttpResponse<java.io.InputStream> first = gets.get(0).get();
     assertThat(first.statusCode()).isEqualTo(200);

@@ -308,7 +308,7 @@ class ValidationIT {
   }
 
   private static Cut readCut(String url) throws Exception {
-    HttpResponse<InputStream> r = Http.FOLLOW.send(HttpRequest.newBuilder(URI.create(url))
+    HttpResponse<InputStream> r = Http.sendFollowing(HttpRequest.newBuilder(URI.create(url))
         .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofInputStream());
     long n = 0;
     byte[] buf = new byte[64 << 10];

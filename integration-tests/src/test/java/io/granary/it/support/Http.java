@@ -16,7 +16,12 @@ import java.util.Optional;
 
 /** A real HTTP client (the JDK's) for tests, with helpers that stream and hash bodies instead of buffering them. */
 public final class Http {
-  /** Follows 307 like a well-behaved client; PUT bodies are replayed from byte arrays or files. */
+  /**
+   * Follows 307 like a well-behaved client; PUT bodies are replayed from byte arrays or files. {@link #send} and
+   * {@link #sendHashing} follow redirects of a request sent "through" it themselves ({@link #sendFollowing}): the
+   * JDK 17 client leaves the timer of a redirected request running (JDK-8304701), and when it fires, a timeout later,
+   * it aborts whatever request then uses that pooled connection (EcIT lost a GET mid-body that way in CI).
+   */
   public static final HttpClient FOLLOW = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(5)).build();
   /** Sees redirects as they are. */
@@ -42,14 +47,14 @@ public final class Http {
   }
 
   public static Reply send(HttpClient client, HttpRequest.Builder b) throws IOException, InterruptedException {
-    HttpResponse<byte[]> r = client.send(b.timeout(Duration.ofSeconds(120)).build(),
+    HttpResponse<byte[]> r = send(client, b.timeout(Duration.ofSeconds(120)).build(),
         HttpResponse.BodyHandlers.ofByteArray());
     return new Reply(r.statusCode(), r.headers().map(), r.body(), null, r.body().length);
   }
 
   /** Sends and streams the response body through SHA-256 without keeping it. */
   public static Reply sendHashing(HttpClient client, HttpRequest.Builder b) throws IOException, InterruptedException {
-    HttpResponse<InputStream> r = client.send(b.timeout(Duration.ofSeconds(300)).build(),
+    HttpResponse<InputStream> r = send(client, b.timeout(Duration.ofSeconds(300)).build(),
         HttpResponse.BodyHandlers.ofInputStream());
     MessageDigest md = sha256();
     long n = 0;
@@ -61,6 +66,38 @@ public final class Http {
       }
     }
     return new Reply(r.statusCode(), r.headers().map(), new byte[0], HexFormat.of().formatHex(md.digest()), n);
+  }
+
+  private static <T> HttpResponse<T> send(HttpClient client, HttpRequest req, HttpResponse.BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    return client == FOLLOW ? sendFollowing(req, handler) : client.send(req, handler);
+  }
+
+  /**
+   * Sends {@code req} and follows up to 5 redirects as {@link #FOLLOW} would (303 as a GET; 301, 302, 307 and 308
+   * with the same method and body), each hop a request of its own, so that no timer outlives its exchange.
+   */
+  public static <T> HttpResponse<T> sendFollowing(HttpRequest req, HttpResponse.BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    HttpRequest hop = req;
+    for (int hops = 0; ; hops++) {
+      HttpResponse<T> r = NO_FOLLOW.send(hop, handler);
+      Optional<String> location = r.headers().firstValue("location");
+      boolean redirect = switch (r.statusCode()) {
+        case 301, 302, 303, 307, 308 -> location.isPresent();
+        default -> false;
+      };
+      if (!redirect || hops == 5) {
+        return r;
+      }
+      if (r.body() instanceof InputStream in) {
+        in.close();
+      }
+      URI next = hop.uri().resolve(location.get());
+      hop = r.statusCode() == 303
+          ? HttpRequest.newBuilder(hop, (name, value) -> true).uri(next).GET().build()
+          : HttpRequest.newBuilder(hop, (name, value) -> true).uri(next).build();
+    }
   }
 
   public static MessageDigest sha256() {
