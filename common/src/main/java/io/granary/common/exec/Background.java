@@ -5,14 +5,15 @@ import java.util.List;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Threads for work no client waits for (a rebalance's copies and walks, resilvering, background encodes and scrubs):
+ * Threads for work no client waits for (a rebalance's copies and walks, resilvering, the mirror and EC walks, scrubs):
  * they run at the lowest Java priority, which the JVM options below turn into a Linux nice value, so that when the
  * cores are busy the scheduler gives them a tenth of what a client request's thread gets and they take what is left
  * otherwise. Without those options (any other OS, or a JVM started without them) the priority changes nothing.
  *
  * <p>Why: on two cores, a target joining under load had its first second of rebalance (copies leaving the senders,
- * being received and fsynced, its JIT compiling) compete on equal terms with the GETs of the same JVMs, and the
- * foreground p99 during a rebalance was 4-7 times the idle one (bench/rebalance.sh).
+ * being received and fsynced, its JIT compiling) compete on equal terms with the GETs of the same JVMs: the
+ * foreground p99 during a rebalance measured 10-27 times the idle one without priorities and 3.5-5.4 times with them,
+ * the same build back to back (bench/README.md, bench/rebalance.sh).
  */
 public final class Background {
   /** The Java priority of background threads. */

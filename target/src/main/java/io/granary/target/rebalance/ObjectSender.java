@@ -130,8 +130,8 @@ final class ObjectSender {
       signer.signHeaders("PUT", uri, head.headers());
     }
     Answer answer = new Answer();
-    Future<Channel> acquired = pool.acquire(loops.forCopy(foreground).next(), new InetSocketAddress(target.getHost(), target.getPort()),
-        answer);
+    Future<Channel> acquired = pool.acquire(loops.forCopy(foreground).next(),
+        new InetSocketAddress(target.getHost(), target.getPort()), answer);
     if (!acquired.await(CONNECT_WAIT.toMillis()) || !acquired.isSuccess()) {
       acquired.addListener(f -> {
         if (f.isSuccess()) {

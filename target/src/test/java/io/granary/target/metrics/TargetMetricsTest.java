@@ -113,7 +113,8 @@ class TargetMetricsTest {
     EventLoopGroup loops = Transport.best().newGroup(1, "loop-t1");
     try (ObjectStore store = ObjectStore.open("t1", List.of(Mountpath.open(dir.resolve("mp"))), 0);
         UpstreamPool pool = new UpstreamPool(Transport.best(), 1, 1);
-        Rebalancer rebalancer = new Rebalancer("t1", holder, store, pool, new SendLoops(loops, loops), null, new RebalanceConfig(2, 0),
+        Rebalancer rebalancer = new Rebalancer("t1", holder, store, pool, new SendLoops(loops, loops), null,
+            new RebalanceConfig(2, 0),
             new Rebalancer.Space() {
               @Override
               public long heldBytes() {
