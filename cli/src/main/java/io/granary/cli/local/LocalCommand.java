@@ -63,22 +63,23 @@ public final class LocalCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    LocalCluster.Options d = LocalCluster.Options.defaults(data.toAbsolutePath());
-    List<String> jvm = new ArrayList<>(LocalCluster.Options.withExtraJvmOptions(d.jvmOptions(), jvmOpts));
+    // Every check runs before anything is written under --data: a refused start leaves it as it was.
     if (!classSharing.equals("auto") && !classSharing.equals("off")) {
       throw new IllegalArgumentException("--class-sharing is auto or off, got '" + classSharing + "'");
-    }
-    ClassSharing sharing = new ClassSharing(data.toAbsolutePath().resolve("class-sharing"), d.classpath());
-    if (classSharing.equals("auto")) {
-      jvm.addAll(sharing.jvmOptions(jvm));
     }
     if ((accessKey == null) != (secretKey == null)) {
       throw new IllegalArgumentException("give both --access-key and --secret-key, or neither");
     }
-    LocalKeys.Resolved keys = LocalKeys.resolve(data.toAbsolutePath(),
-        accessKey == null ? null : new Credentials(accessKey, secretKey));
-    LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, data.toAbsolutePath(), jvm,
-        d.classpath(), logToFiles, Duration.ofSeconds(90), List.of(), keys.credentials(), auth, targetArgs);
+    Credentials given = accessKey == null ? null : new Credentials(accessKey, secretKey);
+    LocalCluster.Options d = LocalCluster.Options.defaults(data.toAbsolutePath());
+    List<String> jvm = new ArrayList<>(LocalCluster.Options.withExtraJvmOptions(d.jvmOptions(), jvmOpts));
+    validated(d, jvm, null);
+    LocalKeys.Resolved keys = LocalKeys.resolve(data.toAbsolutePath(), given);
+    ClassSharing sharing = new ClassSharing(data.toAbsolutePath().resolve("class-sharing"), d.classpath());
+    if (classSharing.equals("auto")) {
+      jvm.addAll(sharing.jvmOptions(jvm));
+    }
+    LocalCluster.Options opts = validated(d, jvm, keys.credentials());
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicBoolean stopping = new AtomicBoolean();
     LocalCluster[] cluster = new LocalCluster[1];
@@ -114,6 +115,11 @@ public final class LocalCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  private LocalCluster.Options validated(LocalCluster.Options defaults, List<String> jvm, Credentials credentials) {
+    return new LocalCluster.Options(targets, "127.0.0.1", port, data.toAbsolutePath(), jvm, defaults.classpath(),
+        logToFiles, Duration.ofSeconds(90), List.of(), credentials, auth, targetArgs);
   }
 
   private void printBanner(LocalCluster c, LocalCluster.Options opts, LocalKeys.Resolved keys) {
