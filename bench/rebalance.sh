@@ -35,6 +35,7 @@ PUT_WORKERS="${PUT_WORKERS:-4}"           # parallel PUTs while loading the data
 REBALANCE_TIMEOUT="${REBALANCE_TIMEOUT:-1800}" # seconds a rebalance may take before the run fails
 TARGET_ARGS="${TARGET_ARGS:-}"            # extra flags for every target, the joining one included
 JVM_OPTS="${JVM_OPTS:-}"                  # extra JVM options for every node, e.g. "-Xmx1g"
+JOIN_JVM_OPTS="${JOIN_JVM_OPTS:-}"        # extra JVM options for the joining target only, e.g. a flight recording
 START_TIMEOUT="${START_TIMEOUT:-180}"     # seconds to wait for the local cluster and a joining target
 BUILD="${BUILD:-auto}"                    # auto: ./granary builds if sources changed; 0: use cli/target as it is
 KEEP="${KEEP:-0}"                         # 1: keep the work dir (cluster data, node logs, reader records)
@@ -230,6 +231,8 @@ NODE_JVM=(-Xms16m -Xmx512m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -XX:Thre
   -XX:CompilerThreadPriority=10 -XX:VMThreadPriority=0)
 # shellcheck disable=SC2206 # JVM_OPTS is a list of words on purpose
 NODE_JVM+=($JVM_OPTS)
+# shellcheck disable=SC2206
+JOIN_JVM=("${NODE_JVM[@]}" $JOIN_JVM_OPTS)
 granary() { java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" "$@"; }
 
 # start_cluster NAME TARGETS [TARGET_FLAG...]: `granary local` with TARGETS targets, data under $WORK/NAME, every
@@ -284,7 +287,7 @@ join_target() {
     : >"$log"
     JOIN_LAUNCH="$(now)"
     # shellcheck disable=SC2086 # TARGET_ARGS is a list of flags on purpose
-    java "${NODE_JVM[@]}" -jar "$WORK/dist/granary.jar" target --id "$id" --host 127.0.0.1 --port "$port" \
+    java "${JOIN_JVM[@]}" -jar "$WORK/dist/granary.jar" target --id "$id" --host 127.0.0.1 --port "$port" \
       --mountpath "$DATA/$id/mp1" --mountpath "$DATA/$id/mp2" --primary "$PROXY_URL" $TARGET_ARGS "$@" \
       --exit-with-parent "$$" >>"$log" 2>&1 &
     JOIN_PID=$!
@@ -319,12 +322,19 @@ stop_cluster() {
   ((KEEP)) || rm -rf "$DATA"/t* "$DATA/proxy"
 }
 
-# map_rebalance: "ID STATE" of the map's rebalance record ("0 none" without one)
+# map_rebalance: "ID STATE" of the map's rebalance record ("0 none" without one). Parsed in bash: wait_rb_start
+# polls this every 50 ms while the joining target starts, and a python3 per poll took a third of a core from the
+# nodes measured then (per-thread schedstat: the joining target's request threads waited on the run queue).
 map_rebalance() {
-  curl -sf --max-time 10 "$PROXY_URL/v1/cluster/map" | python3 -c '
-import json, sys
-r = json.load(sys.stdin).get("rebalance") or {}
-print(r.get("id", 0), r.get("state", "none"))'
+  local map re='"rebalance":\{"id":([0-9]+),"state":"([a-z_]+)"'
+  map="$(curl -sf --max-time 10 "$PROXY_URL/v1/cluster/map")" || return 1
+  if [[ "$map" =~ $re ]]; then
+    echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+  elif [[ "$map" == *'"rebalance":{'* ]]; then
+    return 1 # a record this parser does not understand: fail loudly rather than wait for nothing
+  else
+    echo "0 none"
+  fi
 }
 
 # wait_settled: until no rebalance runs (the ones the cluster's own start began)
@@ -794,7 +804,7 @@ export BENCH_DIR="$here" BENCH_RUNS="$RUNS" BENCH_JAVA="$java_version" BENCH_RSY
   BENCH_CACHE_DROPPED="$CACHE_DROPPED" BENCH_CACHE_NOTE="$CACHE_NOTE" BENCH_FS_SOURCE="$FS_SOURCE" BENCH_FS_TYPE="$FS_TYPE" \
   BENCH_DISK_DEV="$DISK_DEV" BENCH_P99_COUNT_HOW="${P99_COUNT_HOW:-}" \
   PARTS COUNT_1M COUNT_64K ROUNDS REFERENCES STREAMS DROP_CACHES P99_COUNT P99_ROUNDS P99_BANDWIDTH HOT_COUNT READ_RATE READ_THREADS \
-  WARMUP_SECS IDLE_SECS MIN_DURING_SECS PUT_WORKERS TARGET_ARGS JVM_OPTS BUCKET
+  WARMUP_SECS IDLE_SECS MIN_DURING_SECS PUT_WORKERS TARGET_ARGS JVM_OPTS JOIN_JVM_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
 import glob, json, math, os, re, statistics, sys
 from datetime import datetime
@@ -1168,6 +1178,7 @@ doc = {
         "put_workers": int(E["PUT_WORKERS"]),
         "target_args": E["TARGET_ARGS"],
         "jvm_opts": E["JVM_OPTS"],
+        "join_jvm_opts": E["JOIN_JVM_OPTS"],
         "bucket": E["BUCKET"],
         "method": {
             "throughput": "granary local with 1 target (--rebalance-bandwidth=0) holding the objects (PUT by granary load); "
