@@ -129,6 +129,13 @@ public final class TargetCommand implements Callable<Integer> {
           + "JVM (default: ${DEFAULT-VALUE}); 0s registers at once."})
   Duration joinSettle;
 
+  @Option(names = "--warm-up", arity = "1", defaultValue = "true", paramLabel = "BOOLEAN",
+      description = {"At start, warm the request path (checksums, a burst of requests over loopback) and wait for the "
+          + "JIT (--join-settle) before registering, so that a joining target's first reads do not run cold "
+          + "(default: ${DEFAULT-VALUE}); false registers at once: for tests and laptops, not for a cluster under "
+          + "load."})
+  boolean warmUp;
+
   /** Cold-GET and space settings from the flags. */
   CacheConfig cacheConfig() {
     return CacheConfig.DEFAULTS.withSpace(ByteSize.parse(capacity), highWatermark, lowWatermark,
@@ -150,7 +157,7 @@ public final class TargetCommand implements Callable<Integer> {
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
         node.httpLimits(), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
         new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth),
-            ByteSize.parse(neighborRelaySize), joinSettle));
+            ByteSize.parse(neighborRelaySize), joinSettle, warmUp));
     Duration grace = node.shutdownGrace();
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal, grace);

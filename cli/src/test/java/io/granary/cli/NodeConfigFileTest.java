@@ -59,6 +59,7 @@ class NodeConfigFileTest {
         head-timeout: 5s
         reserve: 1GiB
         shutdown-grace: 45s
+        warm-up: false
         """.formatted(dir.resolve("a"), dir.resolve("b")));
     TargetCommand t = parse(Map.of(), "target", "--config", f.toString());
     assertThat(t.mountpaths).containsExactly(dir.resolve("a"), dir.resolve("b"));
@@ -68,6 +69,7 @@ class NodeConfigFileTest {
     assertThat(t.node.headTimeout).isEqualTo(Duration.ofSeconds(5));
     assertThat(t.reserve).isEqualTo("1GiB");
     assertThat(t.node.shutdownGrace()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(t.warmUp).isFalse();
     assertThat(t.node.bodyTimeout).as("not in the file: the default").isEqualTo(Duration.ofSeconds(60));
   }
 
@@ -165,6 +167,7 @@ class NodeConfigFileTest {
   void valueOfTheWrongType_isRefused_namingTheKey() throws Exception {
     assertRefused("data: /tmp/d\nport: abc\n", "proxy", "key 'port': ");
     assertRefused("data: /tmp/d\nhealth-interval: soon\n", "proxy", "key 'health-interval': ");
+    assertRefused("mountpath: /tmp/m\nwarm-up: sometimes\n", "target", "key 'warm-up': ");
   }
 
   @Test

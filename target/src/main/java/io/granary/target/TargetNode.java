@@ -328,13 +328,17 @@ public final class TargetNode implements GracefulStop {
     neighbors.warmUp(cfg.primaryUrl());
     // Before joining: a joining target is sent its share at once and verifies every byte of it, and is sent the
     // reads of what it owns now; its request path should not be loading classes then.
-    log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
-    LoopbackWarmUp.Result warm = LoopbackWarmUp.run(client, LoopbackWarmUp.baseUrl(cfg.host(), server.port()),
-        WARM_UP_PATHS, 200, 8, 3000);
-    log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
-    long settled = CompilerSettle.await(cfg.rebalance().joinSettle());
-    log.info("node={} JIT compiler quiet after {} ms (at most {} ms)", id, settled,
-        cfg.rebalance().joinSettle().toMillis());
+    if (cfg.rebalance().warmUp()) {
+      log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
+      LoopbackWarmUp.Result warm = LoopbackWarmUp.run(client, LoopbackWarmUp.baseUrl(cfg.host(), server.port()),
+          WARM_UP_PATHS, 200, 8, 3000);
+      log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
+      long settled = CompilerSettle.await(cfg.rebalance().joinSettle());
+      log.info("node={} JIT compiler quiet after {} ms (at most {} ms)", id, settled,
+          cfg.rebalance().joinSettle().toMillis());
+    } else {
+      log.info("node={} joins without a warm-up (--warm-up=false)", id);
+    }
     joiner.start();
     leave.returnAfterRestart(); // after a graceful stop: active again once registered
     rebalancer.start();

@@ -64,8 +64,12 @@ public final class TestCluster implements AutoCloseable {
     jvm.addAll(jvmOptions);
     jvm.addAll(SHARING.jvmOptions(jvm));
     int port = freePortRange(targets + 1 + SPARE_TARGET_PORTS);
+    // Targets register without their warm-up, which serves only a joining target's first second under load and
+    // took about 3 s of both cores at every start here; granary local (LocalCommandIT) and the benches keep it.
+    List<String> targetFlags = new ArrayList<>(List.of("--warm-up=false"));
+    targetFlags.addAll(targetArgs);
     LocalCluster.Options opts = new LocalCluster.Options(targets, "127.0.0.1", port, dir, jvm, cp, true,
-        Duration.ofSeconds(90), proxyArgs, null, nativeAuth, targetArgs);
+        Duration.ofSeconds(90), proxyArgs, null, nativeAuth, targetFlags);
     LocalCluster started;
     try {
       started = LocalCluster.start(opts);

@@ -11,9 +11,12 @@ import java.time.Duration;
  *     target holding them while they move; smaller ones are brought here first, then served
  * @param joinSettle the longest a starting target waits, after its warm-up, for its JIT compiler to go quiet before
  *     it registers (and a rebalance toward it starts); zero registers at once
+ * @param warmUp whether a starting target warms its request path (checksums, a burst of requests over loopback) and
+ *     then waits up to {@code joinSettle} for its compiler before it registers; without, it registers at once and
+ *     its first requests run cold, which only a cluster under load notices (tests, a laptop)
  */
 public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long neighborRelaySize,
-    Duration joinSettle) {
+    Duration joinSettle, boolean warmUp) {
   /** Each move waits on several fsyncs at the receiver: enough streams in flight hide that latency. */
   public static final int DEFAULT_STREAMS = 16;
   /**
@@ -36,7 +39,7 @@ public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long ne
    */
   public static final Duration DEFAULT_JOIN_SETTLE = Duration.ofSeconds(5);
   public static final RebalanceConfig DEFAULTS = new RebalanceConfig(DEFAULT_STREAMS, DEFAULT_BANDWIDTH,
-      DEFAULT_NEIGHBOR_RELAY_SIZE, DEFAULT_JOIN_SETTLE);
+      DEFAULT_NEIGHBOR_RELAY_SIZE, DEFAULT_JOIN_SETTLE, true);
 
   /** With the default relay size and join settle. */
   public RebalanceConfig(int streams, long bandwidthBytesPerSecond) {
@@ -46,6 +49,11 @@ public record RebalanceConfig(int streams, long bandwidthBytesPerSecond, long ne
   /** With the default join settle. */
   public RebalanceConfig(int streams, long bandwidthBytesPerSecond, long neighborRelaySize) {
     this(streams, bandwidthBytesPerSecond, neighborRelaySize, DEFAULT_JOIN_SETTLE);
+  }
+
+  /** With the warm-up. */
+  public RebalanceConfig(int streams, long bandwidthBytesPerSecond, long neighborRelaySize, Duration joinSettle) {
+    this(streams, bandwidthBytesPerSecond, neighborRelaySize, joinSettle, true);
   }
 
   public RebalanceConfig {
