@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.it.support.Content;
+import io.granary.it.support.GranaryCli;
 import io.granary.it.support.Http;
 import io.granary.it.support.Resources;
 import io.granary.it.support.TestCluster;
@@ -203,10 +204,9 @@ class PrefetchIT {
 
   /** Runs {@code granary ARGS OPTION PROXY_URL}: the proxy given with {@code option}. */
   private static Result cliAt(String option, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("granary.node.classpath"), "io.granary.cli.GranaryCommand"));
-    cmd.addAll(List.of(args));
-    cmd.addAll(List.of(option, cluster.endpoint()));
+    List<String> granaryArgs = new ArrayList<>(List.of(args));
+    granaryArgs.addAll(List.of(option, cluster.endpoint()));
+    List<String> cmd = GranaryCli.commandLine(granaryArgs);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Thread reader = new Thread(() -> {
