@@ -223,16 +223,14 @@ GRANARY_JAR_MTIME="$(date -u -r "$repo/cli/target/granary.jar" +%Y-%m-%dT%H:%M:%
 # The nodes trust each other through the cluster secret; the joining target gets it from the environment too.
 GRANARY_CLUSTER_SECRET="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export GRANARY_CLUSTER_SECRET
-# What granary local gives its nodes (LocalCluster.Options.NODE_JVM_OPTIONS), so that the joining target runs as they do
-NODE_JVM=(-Xms16m -Xmx512m -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1
-  -XX:JavaPriority1_To_OSPriority=10 -XX:JavaPriority2_To_OSPriority=0 -XX:JavaPriority3_To_OSPriority=0
-  -XX:JavaPriority4_To_OSPriority=0 -XX:JavaPriority6_To_OSPriority=0 -XX:JavaPriority7_To_OSPriority=0
-  -XX:JavaPriority8_To_OSPriority=0 -XX:JavaPriority9_To_OSPriority=0 -XX:JavaPriority10_To_OSPriority=0
-  -XX:CompilerThreadPriority=10 -XX:VMThreadPriority=0)
-# shellcheck disable=SC2206 # JVM_OPTS is a list of words on purpose
-NODE_JVM+=($JVM_OPTS)
-# shellcheck disable=SC2206
-JOIN_JVM=("${NODE_JVM[@]}" $JOIN_JVM_OPTS)
+# node_jvm_options: the JVM options granary local gave this cluster's t1 (LocalCluster.Options.NODE_JVM_OPTIONS and
+# JVM_OPTS), one per line, read from its command line: a joining target runs as the cluster's own nodes do.
+node_jvm_options() {
+  local pid
+  pid="$(target_pid t1)"
+  [[ -n "$pid" ]] || return 1
+  tr '\0' '\n' <"/proc/$pid/cmdline" | awk 'NR == 1 {next} $0 == "-cp" || $0 == "-jar" {exit} {print}'
+}
 granary() { java ${GRANARY_JAVA_OPTS:-} -jar "$WORK/dist/granary.jar" "$@"; }
 
 # start_cluster NAME TARGETS [TARGET_FLAG...]: `granary local` with TARGETS targets, data under $WORK/NAME, every
@@ -279,15 +277,18 @@ target_pid() { pgrep -f "GranaryCommand target --id $1 .*$DATA/" | head -n 1 || 
 # have become some connection's ephemeral port meanwhile); sets JOIN_PID and JOIN_LAUNCH once it listens. A port
 # lost to a race (bind fails) is replaced, up to 3 times.
 join_target() {
-  local id="$1" port attempt i log="$DATA/logs/$1.log"
+  local id="$1" port attempt i log="$DATA/logs/$1.log" jvm
   shift
+  mapfile -t jvm < <(node_jvm_options) && ((${#jvm[@]})) || die "cannot read the JVM options of this cluster's t1"
+  # shellcheck disable=SC2206 # JOIN_JVM_OPTS is a list of words on purpose
+  jvm+=($JOIN_JVM_OPTS)
   mkdir -p "$DATA/$id/mp1" "$DATA/$id/mp2" "$DATA/logs"
   for ((attempt = 1; ; attempt++)); do
     port="$(free_ports 1)"
     : >"$log"
     JOIN_LAUNCH="$(now)"
     # shellcheck disable=SC2086 # TARGET_ARGS is a list of flags on purpose
-    java "${JOIN_JVM[@]}" -jar "$WORK/dist/granary.jar" target --id "$id" --host 127.0.0.1 --port "$port" \
+    java "${jvm[@]}" -jar "$WORK/dist/granary.jar" target --id "$id" --host 127.0.0.1 --port "$port" \
       --mountpath "$DATA/$id/mp1" --mountpath "$DATA/$id/mp2" --primary "$PROXY_URL" $TARGET_ARGS "$@" \
       --exit-with-parent "$$" >>"$log" 2>&1 &
     JOIN_PID=$!
