@@ -1,5 +1,6 @@
 package io.granary.target;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.NodeRole;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.common.auth.ClusterRequests;
@@ -73,9 +74,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,6 +95,9 @@ public final class TargetNode implements GracefulStop {
   private static final List<String> WARM_UP_PATHS = List.of("/v1/health", "/v1/health/ready",
       ApiPaths.OBJECTS + "granary-warm-up/warm-up", ObjectTransport.PROGRESS,
       ObjectTransport.OBJECTS + "granary-warm-up/warm-up");
+
+  /** How long a starting target rehearses its join ({@link JoinRehearsal}); one rebalance at least. */
+  private static final Duration REHEARSAL_BUDGET = Duration.ofSeconds(3);
 
   private final String id;
   private final String url;
@@ -115,12 +121,25 @@ public final class TargetNode implements GracefulStop {
   private final ErasureCoding ec; // slices on other targets (io.granary.target.ec)
   private final Stopping stopping; // readiness false from the first moment of a graceful stop
   private final ShortLeave leave; // a graceful stop is a short maintenance without rebalance
+  private final ClusterMetadataHolder holder;
+  private final MountpathAdmin mountpaths;
+  private final MultipartStore multipart;
+  private final NeighborLookup neighbors;
+  private final ControlClient client;
+  private final TargetConfig cfg;
 
   private TargetNode(String id, String url, ObjectStore store, BoundedExecutor disk, EventLoopGroup workers,
       HttpServer server, ScheduledExecutorService scheduler, ClusterJoiner joiner, UpstreamPool upstream,
       ColdObjects cold, RemoteBuckets remotes, SpaceManager space, TargetJobs jobs, Rebalancer rebalancer,
       Resilver resilver, HealthChecker health, BoundedExecutor urgent, Stopping stopping, ShortLeave leave,
-      Mirroring mirroring, Scrubs scrubs, ErasureCoding ec) {
+      Mirroring mirroring, Scrubs scrubs, ErasureCoding ec, ClusterMetadataHolder holder, MountpathAdmin mountpaths,
+      MultipartStore multipart, NeighborLookup neighbors, ControlClient client, TargetConfig cfg) {
+    this.holder = holder;
+    this.mountpaths = mountpaths;
+    this.multipart = multipart;
+    this.neighbors = neighbors;
+    this.client = client;
+    this.cfg = cfg;
     this.mirroring = mirroring;
     this.scrubs = scrubs;
     this.ec = ec;
@@ -146,11 +165,108 @@ public final class TargetNode implements GracefulStop {
   }
 
   /**
-   * Opens storage, serves HTTP and starts registering with the primary.
+   * Opens storage, serves HTTP, warms up (unless {@code --warm-up=false}) and starts registering with the primary.
    *
    * @param onFatal called when the target must stop (it belongs to another cluster)
    */
   public static TargetNode start(TargetConfig cfg, Consumer<String> onFatal) throws Exception {
+    TargetNode node = open(cfg, onFatal);
+    try {
+      node.neighbors.warmUp(cfg.primaryUrl());
+      if (cfg.rebalance().warmUp()) {
+        node.warmUp();
+      } else {
+        log.info("node={} joins without a warm-up (--warm-up=false)", node.id);
+      }
+      node.join();
+    } catch (Exception | Error e) {
+      node.close();
+      throw e;
+    }
+    return node;
+  }
+
+  /**
+   * Before joining: a joining target is sent its share at once and verifies every byte of it, and is sent the reads
+   * of what it owns now; its request path should not be loading classes or running interpreted then.
+   */
+  private void warmUp() throws InterruptedException {
+    log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
+    boolean rehearsed = false;
+    if (store.mountpaths().isEmpty()) {
+      log.info("node={} join not rehearsed: no readable mountpath", id);
+    } else if (placedBeforeStart()) {
+      log.info("node={} join not rehearsed: it returns to its place in the map, so no rebalance moves to it", id);
+    } else if (!clusterHoldsBuckets()) {
+      log.info("node={} join not rehearsed: the cluster holds no bucket, so nothing moves to this target", id);
+    } else {
+      JoinRehearsal.Result r = JoinRehearsal.run(cfg,
+          store.mountpaths().get(0).systemDir().resolve(JoinRehearsal.SCRATCH), REHEARSAL_BUDGET);
+      rehearsed = r.error() == null;
+      if (rehearsed) {
+        log.info("node={} join rehearsed: {}", id, r);
+      } else {
+        log.warn("node={} join rehearsal failed (the target joins all the same): {}", id, r);
+      }
+    }
+    // After a rehearsal only this server's own first requests are left to make; without one, the request path too
+    LoopbackWarmUp.Result warm = LoopbackWarmUp.run(client, LoopbackWarmUp.baseUrl(cfg.host(), server.port()),
+        WARM_UP_PATHS, rehearsed ? 50 : 200, 8, rehearsed ? 1000 : 3000);
+    log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
+    long settled = CompilerSettle.await(cfg.rebalance().joinSettle());
+    log.info("node={} JIT compiler quiet after {} ms (at most {} ms)", id, settled,
+        cfg.rebalance().joinSettle().toMillis());
+  }
+
+  /**
+   * Whether the map this target kept from its last run places objects on it (a restart: it comes back to the objects
+   * it holds, and nothing moves to it). A new target, or one back from maintenance with rebalance, is not placed.
+   */
+  private boolean placedBeforeStart() {
+    return holder.snapshot().flatMap(s -> s.map().node(id)).map(n -> n.state().inPlacement()).orElse(false);
+  }
+
+  /**
+   * Whether the cluster this target joins holds a bucket, as its primary says; true when the primary cannot say now
+   * (a rehearsal costs a few seconds of start, a cold join under load costs every reader).
+   */
+  private boolean clusterHoldsBuckets() throws InterruptedException {
+    try {
+      JsonNode answer = client.get(cfg.primaryUrl() + ApiPaths.BUCKETS,
+          JsonNode.class).get(5, TimeUnit.SECONDS);
+      return answer == null || !answer.path("buckets").isArray() || !answer.path("buckets").isEmpty();
+    } catch (ExecutionException | TimeoutException e) {
+      return true;
+    }
+  }
+
+  /** Registers with the primary, returns to service after a graceful stop, and follows the cluster's rebalances. */
+  private void join() throws IOException {
+    joiner.start();
+    leave.returnAfterRestart(); // after a graceful stop: active again once registered
+    rebalancer.start();
+    mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
+    scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
+        1, 60, TimeUnit.MINUTES);
+    log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
+        cfg.host() + ":" + server.port(), cfg.mountpaths(), server.transport(), cfg.http().describe());
+  }
+
+  /** A rehearsal node ({@link JoinRehearsal}): follows the metadata it is given, registers nowhere. */
+  void followOnly() throws IOException {
+    rebalancer.start();
+  }
+
+  ClusterMetadataHolder holder() {
+    return holder;
+  }
+
+  /**
+   * Opens storage and serves HTTP; registers nowhere yet.
+   *
+   * @param onFatal called when the target must stop (it belongs to another cluster)
+   */
+  static TargetNode open(TargetConfig cfg, Consumer<String> onFatal) throws Exception {
     // Mountpaths as the flags and the last run's record say (io.granary.target.resilver): failed ones disabled
     MountpathStartup.Opened opened = MountpathStartup.open(cfg.mountpaths(), cfg.id());
     List<Mountpath> mps = opened.set().readable();
@@ -325,30 +441,9 @@ public final class TargetNode implements GracefulStop {
         new NodeRegistration(id, NodeRole.TARGET, url, cfg.weight()), scheduler, cfg.rejoinCheck(), onFatal);
     ShortLeave leave = new ShortLeave(id, holder, client, cfg.primaryUrl(),
         () -> store.mountpaths().stream().map(Mountpath::systemDir).toList(), scheduler);
-    neighbors.warmUp(cfg.primaryUrl());
-    // Before joining: a joining target is sent its share at once and verifies every byte of it, and is sent the
-    // reads of what it owns now; its request path should not be loading classes then.
-    if (cfg.rebalance().warmUp()) {
-      log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
-      LoopbackWarmUp.Result warm = LoopbackWarmUp.run(client, LoopbackWarmUp.baseUrl(cfg.host(), server.port()),
-          WARM_UP_PATHS, 200, 8, 3000);
-      log.info("node={} request path warmed up: {} requests in {} ms", id, warm.requests(), warm.millis());
-      long settled = CompilerSettle.await(cfg.rebalance().joinSettle());
-      log.info("node={} JIT compiler quiet after {} ms (at most {} ms)", id, settled,
-          cfg.rebalance().joinSettle().toMillis());
-    } else {
-      log.info("node={} joins without a warm-up (--warm-up=false)", id);
-    }
-    joiner.start();
-    leave.returnAfterRestart(); // after a graceful stop: active again once registered
-    rebalancer.start();
-    mountpaths.start(); // after the rebalancer: a moved object another target owns is handed on
-    scheduler.scheduleWithFixedDelay(() -> disk.execute(() -> sweepUploads(id, holder, multipart, cfg.multipartTtl())),
-        1, 60, TimeUnit.MINUTES);
-    log.info("node={} target serving {} on {} with mountpaths {} (transport {}, limits {})", id, url,
-        cfg.host() + ":" + server.port(), cfg.mountpaths(), net, cfg.http().describe());
     return new TargetNode(id, url, store, disk, workers, server, scheduler, joiner, upstream, cold, remotes, space,
-        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring, scrubs, ec);
+        jobs, rebalancer, resilver, health, urgent, stopping, leave, mirroring, scrubs, ec, holder, mountpaths,
+        multipart, neighbors, client, cfg);
   }
 
   /**

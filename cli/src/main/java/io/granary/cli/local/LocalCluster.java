@@ -151,14 +151,29 @@ public final class LocalCluster implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("target", "--id", id, "--host", opts.host(), "--port",
         String.valueOf(opts.port() + i), "--mountpath", dir.resolve("mp1").toString(), "--mountpath",
         dir.resolve("mp2").toString(), "--primary", endpoint()));
-    args.addAll(opts.targetArgs());
+    args.addAll(withoutOverridden(opts.targetArgs(), extraArgs));
     args.addAll(extraArgs);
     launch(id, args);
   }
 
   /**
+   * {@code base} without the {@code --name=value} arguments that {@code extra} gives again (in either form): a
+   * target's own arguments override the cluster's, where a command line naming an option twice would be refused.
+   */
+  static List<String> withoutOverridden(List<String> base, List<String> extra) {
+    java.util.Set<String> named = new java.util.HashSet<>();
+    for (String a : extra) {
+      if (a.startsWith("--")) {
+        named.add(a.split("=", 2)[0]);
+      }
+    }
+    return base.stream().filter(a -> !(a.startsWith("--") && a.contains("=") && named.contains(a.split("=", 2)[0])))
+        .toList();
+  }
+
+  /**
    * Starts one more target ({@code tN+1} on port P+N+1, the port after the last target's) with the cluster's target
-   * arguments and {@code extraArgs}, and returns its id once it is ready (active in the map).
+   * arguments and {@code extraArgs} (which override the cluster's {@code --name=value} ones), and returns its id once it is ready (active in the map).
    */
   public String addTarget(List<String> extraArgs) throws IOException, InterruptedException, TimeoutException {
     int n = targetIds().size() + 1;

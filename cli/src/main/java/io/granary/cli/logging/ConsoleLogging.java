@@ -15,7 +15,8 @@ import org.slf4j.Logger;
  * {@code GRANARY_LOG_LEVEL} (a system property or an environment variable; INFO by default), Netty and everything
  * else at WARN. Configured in code rather than by a {@code logback.xml}: parsing one (an XML parser and logback's
  * model processing) took about 0.5 s of every start, a node's as well as a one-line command's. A configuration file
- * still wins: {@code -Dlogback.configurationFile=...}, or a {@code logback-test.xml} on the classpath.
+ * still wins: {@code -Dlogback.configurationFile=...}, or a {@code logback-test.xml} on the classpath. The throwaway
+ * targets of a starting target's join rehearsal log only warnings and errors ({@link RehearsalLogFilter}).
  */
 @ConfiguratorRank(ConfiguratorRank.CUSTOM_NORMAL_PRIORITY)
 public final class ConsoleLogging extends ContextAwareBase implements Configurator {
@@ -43,6 +44,10 @@ public final class ConsoleLogging extends ContextAwareBase implements Configurat
     root.addAppender(console);
     context.getLogger("io.netty").setLevel(Level.WARN);
     context.getLogger("io.granary").setLevel(level(System.getProperty(LEVEL, System.getenv(LEVEL))));
+    RehearsalLogFilter rehearsal = new RehearsalLogFilter();
+    rehearsal.setContext(context);
+    rehearsal.start();
+    context.addTurboFilter(rehearsal);
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
   }
 

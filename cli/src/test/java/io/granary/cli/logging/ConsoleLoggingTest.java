@@ -47,6 +47,33 @@ class ConsoleLoggingTest {
   }
 
   @Test
+  void configure_dropsTheRehearsalTargetsLinesBelowWarn_andKeepsEveryOtherNodes() {
+    LoggerContext context = new LoggerContext();
+    ConsoleLogging logging = new ConsoleLogging();
+    logging.setContext(context);
+    logging.configure(context);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
+        new ch.qos.logback.core.read.ListAppender<>();
+    seen.setContext(context);
+    seen.start();
+    ch.qos.logback.classic.Logger log = context.getLogger("io.granary.common.membership.ClusterMetadataHolder");
+    log.setLevel(Level.INFO);
+    log.addAppender(seen);
+    String rehearsal = io.granary.target.JoinRehearsal.NODE_ID_PREFIX + "a";
+
+    log.info("node={} cluster map v{}", rehearsal, 3);
+    log.warn("node={} metadata listener failed", rehearsal);
+    log.info("node={} cluster map v{}", "t1", 3);
+    log.info("node={} join rehearsed: {}", "t1", "1 rebalances");
+    log.info("no node named");
+
+    assertThat(seen.list).extracting(e -> e.getFormattedMessage()).containsExactly(
+        "node=" + rehearsal + " metadata listener failed",
+        "node=t1 cluster map v3", "node=t1 join rehearsed: 1 rebalances", "no node named");
+    context.stop();
+  }
+
+  @Test
   void level_isTheNamedOne_orInfoWhenUnsetOrUnknown() {
     assertThat(ConsoleLogging.level("debug")).isEqualTo(Level.DEBUG);
     assertThat(ConsoleLogging.level(" WARN ")).isEqualTo(Level.WARN);

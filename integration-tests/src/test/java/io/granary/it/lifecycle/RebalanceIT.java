@@ -93,7 +93,9 @@ class RebalanceIT {
     ClusterLoad load = new ClusterLoad(cluster.endpoint(), BUCKET, data).start(2, true, "new-during-add/");
     long readsBefore = awaitLoadRunning(load);
 
-    String added = cluster.local().addTarget(List.of());
+    // The new target warms up as in production (the cluster's targets skip it): it rehearses its join first, on
+    // throwaway targets under its first mountpath, while the load runs
+    String added = cluster.local().addTarget(List.of("--warm-up=true"));
     long id = awaitRebalanceAfter(before);
     JsonNode end = Rebalances.awaitEnd(cluster, id, MAX_REBALANCE);
     awaitEveryObjectRead(load); // each object read once more after the move
@@ -127,6 +129,11 @@ class RebalanceIT {
         .isBetween(moved - 10, moved);
     assertEverythingOnItsOwnerOnly(after);
     assertListingNamesEachOnce();
+    assertThat(Files.readString(cluster.dir().resolve("logs").resolve(added + ".log")))
+        .as("the new target's log").contains("node=" + added + " join rehearsed: ")
+        .doesNotContain("join rehearsal failed");
+    assertThat(cluster.dir().resolve(added).resolve("mp1/.granary/rehearsal")).as("the rehearsal's scratch")
+        .doesNotExist();
   }
 
   @Test
