@@ -123,6 +123,9 @@ class LocalCommandIT {
     try {
       before = awaitBanner(first);
       assertThat(before.line("GRANARY_ENDPOINT")).contains("export GRANARY_ENDPOINT=" + before.endpoint());
+      // A new cluster holds no bucket: nothing will move to its targets and nobody reads yet, so they skip the warm-up
+      assertThat(Files.readString(data.resolve("logs/t1.log")))
+          .contains("node=t1 joins without a warm-up: the cluster holds no bucket");
       assertThat(Http.send(Http.NO_FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(before.endpoint()
           + "/v1/buckets/kept")).POST(java.net.http.HttpRequest.BodyPublishers.noBody())).status()).isEqualTo(201);
       assertThat(Http.send(Http.FOLLOW, java.net.http.HttpRequest.newBuilder(java.net.URI.create(before.endpoint()
@@ -149,6 +152,13 @@ class LocalCommandIT {
       assertThat(get.bodyText()).isEqualTo("kept bytes");
       assertThat(after.line("AWS_SECRET_ACCESS_KEY")).isEqualTo(before.line("AWS_SECRET_ACCESS_KEY"));
       assertThat(after.lines()).anyMatch(l -> l.contains("kept from the last run"));
+      // A restarted target comes back to its place and its objects: no rebalance moves to it, no rehearsal
+      // (a restarted target is ready with the metadata it kept, and may log its warm-up after the banner)
+      Path t1Log = data.resolve("logs/t1.log");
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
+          .pollInterval(java.time.Duration.ofMillis(200))
+          .until(() -> Files.readString(t1Log).contains("node=t1 join not rehearsed: it returns to its place"));
+      assertThat(Files.readString(t1Log)).doesNotContain("join rehearsed");
       // Every node of the second start maps that archive.
       Path jsa = archive(data);
       List<ProcessHandle> nodes = again.descendants().toList();

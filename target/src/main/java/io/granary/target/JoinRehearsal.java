@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,7 +86,7 @@ public final class JoinRehearsal {
   private BucketMetadata buckets;
   private Node a;
   private Node b;
-  private int requests;
+  private final AtomicInteger requests = new AtomicInteger(); // also counted on the client's threads (redirects)
   private long moved;
   private int rounds;
 
@@ -132,7 +133,8 @@ public final class JoinRehearsal {
         error = error != null ? error : "removing " + scratch + ": " + e;
       }
     }
-    return new Result(r.rounds, r.requests, r.moved, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), error);
+    return new Result(r.rounds, r.requests.get(), r.moved, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+        error);
   }
 
   /**
@@ -179,7 +181,7 @@ public final class JoinRehearsal {
   private void publish() throws Exception {
     ClusterMetadata md = new ClusterMetadata(map, buckets);
     for (Node n : List.of(a, b)) {
-      requests++;
+      requests.incrementAndGet();
       client.send("PUT", n.url() + ApiPaths.METASYNC, md, Map.class).get(REQUEST_TIMEOUT.toMillis(),
           TimeUnit.MILLISECONDS);
     }
@@ -218,7 +220,7 @@ public final class JoinRehearsal {
   }
 
   private CompletableFuture<Void> put(int i) {
-    requests++;
+    requests.incrementAndGet();
     return client.forward("PUT", redirectUrl(owner(i), "PUT", i), java.util.Arrays.copyOf(data, size(i)),
         "application/octet-stream").thenAccept(resp -> expect(resp.statusCode() == 200, "PUT", i, resp.statusCode()));
   }
@@ -228,13 +230,13 @@ public final class JoinRehearsal {
    * answers 307 to its holder, which is followed), else as a peer's plain signed read (which waits for the push).
    */
   private CompletableFuture<Void> read(int i, boolean redirected) {
-    requests++;
+    requests.incrementAndGet();
     String url = redirected ? redirectUrl(owner(i), "GET", i) : owner(i).url() + ApiPaths.OBJECTS + BUCKET + "/"
         + name(i);
     return client.stream(url).thenCompose(resp -> {
       if (resp.statusCode() == 307) {
         close(resp);
-        requests++;
+        requests.incrementAndGet();
         String to = resp.headers().firstValue("Location").orElse(null);
         expect(to != null, "GET", i, 307);
         return client.stream(to);
@@ -269,7 +271,7 @@ public final class JoinRehearsal {
   private void awaitDone(long id, long deadline) throws Exception {
     for (Node n : List.of(a, b)) {
       while (true) {
-        requests++;
+        requests.incrementAndGet();
         RebalanceProgress p = client.get(n.url() + ObjectTransport.PROGRESS, RebalanceProgress.class)
             .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         if (p.doneWith(id)) {

@@ -191,14 +191,18 @@ public final class TargetNode implements GracefulStop {
    * of what it owns now; its request path should not be loading classes or running interpreted then.
    */
   private void warmUp() throws InterruptedException {
+    boolean placed = placedBeforeStart();
+    if (!placed && !clusterHoldsBuckets()) {
+      // Nothing will move to it and no reader waits on it: a new cluster's targets (granary local) start at once
+      log.info("node={} joins without a warm-up: the cluster holds no bucket yet", id);
+      return;
+    }
     log.info("node={} checksums warmed up in {} ms", id, HasherWarmUp.run() / 1_000_000);
     boolean rehearsed = false;
-    if (store.mountpaths().isEmpty()) {
-      log.info("node={} join not rehearsed: no readable mountpath", id);
-    } else if (placedBeforeStart()) {
+    if (placed) {
       log.info("node={} join not rehearsed: it returns to its place in the map, so no rebalance moves to it", id);
-    } else if (!clusterHoldsBuckets()) {
-      log.info("node={} join not rehearsed: the cluster holds no bucket, so nothing moves to this target", id);
+    } else if (store.mountpaths().isEmpty()) {
+      log.info("node={} join not rehearsed: no readable mountpath", id);
     } else {
       JoinRehearsal.Result r = JoinRehearsal.run(cfg,
           store.mountpaths().get(0).systemDir().resolve(JoinRehearsal.SCRATCH), REHEARSAL_BUDGET);

@@ -173,7 +173,8 @@ public final class LocalCluster implements AutoCloseable {
 
   /**
    * Starts one more target ({@code tN+1} on port P+N+1, the port after the last target's) with the cluster's target
-   * arguments and {@code extraArgs} (which override the cluster's {@code --name=value} ones), and returns its id once it is ready (active in the map).
+   * arguments and {@code extraArgs} (which override the cluster's {@code --name=value} ones), and returns its id once
+   * it is ready (active in the map).
    */
   public String addTarget(List<String> extraArgs) throws IOException, InterruptedException, TimeoutException {
     int n = targetIds().size() + 1;
