@@ -59,8 +59,10 @@ public final class TestCluster implements AutoCloseable {
     if (cp == null || cp.isBlank()) {
       throw new IllegalStateException("system property granary.node.classpath is not set; run through Maven (failsafe)");
     }
-    List<String> jvm = new ArrayList<>(List.of("-Xms32m", "-Xmx256m", "-XX:+ExitOnOutOfMemoryError",
-        "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+    // The serial collector, as granary local runs its nodes (LocalCluster.NODE_JVM_OPTIONS): on two cores G1's
+    // concurrent and parallel threads cost every node CPU the tests' own work then waits for
+    List<String> jvm = new ArrayList<>(List.of("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC",
+        "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
     jvm.addAll(jvmOptions);
     jvm.addAll(SHARING.jvmOptions(jvm));
     int port = freePortRange(targets + 1 + SPARE_TARGET_PORTS);
