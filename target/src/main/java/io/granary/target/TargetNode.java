@@ -85,6 +85,8 @@ import org.slf4j.LoggerFactory;
 
 /** A running target: storage, HTTP API and cluster membership, started and stopped together. */
 public final class TargetNode implements GracefulStop {
+  /** How long a new target asks a primary that does not answer yet whether the cluster holds buckets. */
+  static final Duration PRIMARY_ANSWER_WAIT = Duration.ofSeconds(15);
   private static final Logger log = LoggerFactory.getLogger(TargetNode.class);
   /** Longest wait for the primary's answer to a graceful stop's leave: the node stops anyway. */
   private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(5);
@@ -231,16 +233,26 @@ public final class TargetNode implements GracefulStop {
   }
 
   /**
-   * Whether the cluster this target joins holds a bucket, as its primary says; true when the primary cannot say now
-   * (a rehearsal costs a few seconds of start, a cold join under load costs every reader).
+   * Whether the cluster this target joins holds a bucket, as its primary says. A primary not listening yet (a new
+   * cluster's nodes start together: Kubernetes starts every pod at once, granary local every process) is asked again
+   * for up to {@link #PRIMARY_ANSWER_WAIT}; after that, or for any other failure, true (a rehearsal costs a few seconds of start, a cold join
+   * under load costs every reader).
    */
   private boolean clusterHoldsBuckets() throws InterruptedException {
-    try {
-      JsonNode answer = client.get(cfg.primaryUrl() + ApiPaths.BUCKETS,
-          JsonNode.class).get(5, TimeUnit.SECONDS);
-      return answer == null || !answer.path("buckets").isArray() || !answer.path("buckets").isEmpty();
-    } catch (ExecutionException | TimeoutException e) {
-      return true;
+    long deadline = System.nanoTime() + PRIMARY_ANSWER_WAIT.toNanos();
+    while (true) {
+      try {
+        JsonNode answer = client.get(cfg.primaryUrl() + ApiPaths.BUCKETS,
+            JsonNode.class).get(5, TimeUnit.SECONDS);
+        return answer == null || !answer.path("buckets").isArray() || !answer.path("buckets").isEmpty();
+      } catch (ExecutionException | TimeoutException e) {
+        if (!(e.getCause() instanceof java.net.ConnectException) || System.nanoTime() > deadline) {
+          log.info("node={} primary {} did not say whether the cluster holds buckets ({}): rehearsing as if it did",
+              id, cfg.primaryUrl(), e.getCause() == null ? e.toString() : e.getCause().toString());
+          return true;
+        }
+        Thread.sleep(200); // a retry interval, as the registration's backoff starts at 250 ms
+      }
     }
   }
 

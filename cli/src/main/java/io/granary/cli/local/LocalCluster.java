@@ -121,7 +121,8 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /**
-   * Starts the proxy, then the targets, and returns once every node is ready ({@code GET /v1/health/ready}) and every
+   * Starts the proxy and the targets together (each target registers once the proxy listens, as pods do), and
+   * returns once every node is ready ({@code GET /v1/health/ready}) and every
    * target is active in the proxy's map. Refuses to start when a node's port is taken: a node that cannot bind would
    * exit, and a cluster already listening there would answer for it. On failure the nodes started are stopped.
    */
@@ -131,11 +132,12 @@ public final class LocalCluster implements AutoCloseable {
       for (int i = 0; i <= opts.targets(); i++) {
         c.requirePortFree(i == 0 ? "p1" : "t" + i);
       }
+      // Not one after the other: a node's JVM start is mostly one core's work, and the machine may have more
       c.launch("p1", c.proxyArgs());
-      c.awaitHealthy(c.endpoint());
       for (int i = 1; i <= opts.targets(); i++) {
         c.launchTarget(i, List.of());
       }
+      c.awaitHealthy(c.endpoint());
       c.awaitReady(List.copyOf(c.processes.keySet()));
       c.awaitActiveTargets(opts.targets());
       return c;

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class MetaStore implements AutoCloseable {
   static {
-    RocksDB.loadLibrary();
+    RocksNativeLibrary.load();
   }
 
   private static final Logger log = LoggerFactory.getLogger(MetaStore.class);
