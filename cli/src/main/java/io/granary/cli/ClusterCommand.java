@@ -3,7 +3,7 @@ package io.granary.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.clustermap.Rebalance;
-import io.granary.proxy.auth.RequestSigner;
+import io.granary.common.s3.auth.RequestSigner;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;

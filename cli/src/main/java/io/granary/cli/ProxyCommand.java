@@ -2,8 +2,8 @@ package io.granary.cli;
 
 import io.granary.proxy.ProxyConfig;
 import io.granary.proxy.ProxyNode;
-import io.granary.proxy.auth.CredentialStore;
-import io.granary.proxy.auth.Credentials;
+import io.granary.common.s3.auth.CredentialStore;
+import io.granary.common.s3.auth.Credentials;
 import io.granary.proxy.k8s.LeaseSettings;
 import io.granary.proxy.rebalance.RetryPolicy;
 import java.io.IOException;

@@ -6,7 +6,7 @@ import io.granary.operator.clusterapi.ClusterApi;
 import io.granary.operator.clusterapi.ClusterLocator;
 import io.granary.operator.clusterapi.HttpClusterApi;
 import io.granary.operator.customresource.GranaryCluster;
-import io.granary.proxy.auth.Credentials;
+import io.granary.common.s3.auth.Credentials;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package io.granary.proxy;
 
 import io.granary.common.http.HttpLimits;
-import io.granary.proxy.auth.CredentialStore;
+import io.granary.common.s3.auth.CredentialStore;
 import io.granary.proxy.k8s.LeaseSettings;
 import io.granary.proxy.rebalance.RetryPolicy;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import io.granary.common.control.ControlClient;
 import io.granary.common.exec.BoundedExecutor;
 import io.granary.common.http.client.UpstreamPool;
 import io.granary.common.membership.ClusterMetadataHolder;
-import io.granary.proxy.auth.RequestAuthenticator;
+import io.granary.common.s3.auth.RequestAuthenticator;
 import io.granary.proxy.listing.ListingMerger;
 import io.granary.proxy.membership.ClusterAuthority;
 import io.granary.proxy.membership.MetadataPusher;

@@ -8,7 +8,7 @@ import io.granary.common.auth.ClusterSigner;
 import io.granary.backend.RemoteBuckets;
 import io.granary.common.control.ControlClient;
 import io.granary.common.http.client.UpstreamPool;
-import io.granary.proxy.auth.RequestAuthenticator;
+import io.granary.common.s3.auth.RequestAuthenticator;
 import io.granary.proxy.listing.ListingMerger;
 import io.granary.proxy.s3.S3Router;
 import io.granary.common.exec.BoundedExecutor;

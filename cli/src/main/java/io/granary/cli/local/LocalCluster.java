@@ -3,7 +3,7 @@ package io.granary.cli.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.granary.clustermap.ClusterJson;
 import io.granary.common.exec.Background;
-import io.granary.proxy.auth.Credentials;
+import io.granary.common.s3.auth.Credentials;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;

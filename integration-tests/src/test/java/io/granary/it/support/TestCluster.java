@@ -142,7 +142,7 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /** The S3 key pair of this cluster. */
-  public io.granary.proxy.auth.Credentials credentials() {
+  public io.granary.common.s3.auth.Credentials credentials() {
     return cluster.credentials();
   }
 

@@ -3,7 +3,7 @@ package io.granary.operator.clusterapi;
 import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.Node;
 import io.granary.operator.customresource.GranaryCluster;
-import io.granary.proxy.auth.Credentials;
+import io.granary.common.s3.auth.Credentials;
 import java.util.Optional;
 import java.util.OptionalInt;
 

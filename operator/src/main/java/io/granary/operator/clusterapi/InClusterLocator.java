@@ -4,7 +4,7 @@ import io.granary.clustermap.ClusterMap;
 import io.granary.clustermap.Node;
 import io.granary.operator.customresource.GranaryCluster;
 import io.granary.operator.resources.Names;
-import io.granary.proxy.auth.Credentials;
+import io.granary.common.s3.auth.Credentials;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;

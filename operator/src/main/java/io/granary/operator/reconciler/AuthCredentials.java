@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.granary.operator.customresource.GranaryCluster;
 import io.granary.operator.resources.AuthKeys;
-import io.granary.proxy.auth.Credentials;
+import io.granary.common.s3.auth.Credentials;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;

@@ -20,7 +20,7 @@ import io.granary.operator.resources.ProxyStatefulSet;
 import io.granary.operator.resources.Role;
 import io.granary.operator.resources.TargetDisruptionBudget;
 import io.granary.operator.resources.TargetStatefulSet;
-import io.granary.proxy.auth.Credentials;
+import io.granary.common.s3.auth.Credentials;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;

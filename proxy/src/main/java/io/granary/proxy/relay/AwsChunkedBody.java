@@ -1,7 +1,7 @@
 package io.granary.proxy.relay;
 
 import io.granary.common.http.relay.RequestBody;
-import io.granary.proxy.auth.AwsChunkedDecoder;
+import io.granary.common.s3.auth.AwsChunkedDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;

@@ -3,7 +3,7 @@ package io.granary.proxy.s3;
 import io.granary.clustermap.bucket.BucketProps;
 import io.granary.common.membership.ClusterMetadataHolder;
 import io.granary.common.s3.S3ApiException;
-import io.granary.proxy.auth.RequestAuthenticator;
+import io.granary.common.s3.auth.RequestAuthenticator;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;

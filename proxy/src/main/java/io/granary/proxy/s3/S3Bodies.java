@@ -2,9 +2,9 @@ package io.granary.proxy.s3;
 
 import io.granary.common.error.BadRequestException;
 import io.granary.common.http.HttpExchange;
-import io.granary.proxy.auth.Authentication;
-import io.granary.proxy.auth.AwsChunkedDecoder;
-import io.granary.proxy.auth.PayloadMode;
+import io.granary.common.s3.auth.Authentication;
+import io.granary.common.s3.auth.AwsChunkedDecoder;
+import io.granary.common.s3.auth.PayloadMode;
 import io.granary.proxy.relay.AwsChunkedBody;
 import io.granary.common.http.relay.PlainBody;
 import io.granary.common.http.relay.RequestBody;
