@@ -26,8 +26,9 @@ KEEP="${KEEP:-0}"                       # 1: keep the temporary work dir (files,
 BUCKET="${BUCKET:-bench}"
 # What is measured: granary = a target's direct GET path (where a native 307 lands), s3 = the proxy's S3 API
 # streaming through to the target (presigned SigV4 URLs, so every request is authenticated), redirect = the proxy's
-# native 307 alone (the extra hop of the native path; wrk cannot follow it to another port), nginx = the reference.
-SERVERS="${SERVERS:-granary s3 redirect nginx}"
+# native 307 alone (the extra hop of the native path; wrk cannot follow it to another port), s3direct = S3 GETs
+# presigned for the owning target, sent straight to it (a client that knows the map), nginx = the reference.
+SERVERS="${SERVERS:-granary s3 s3direct redirect nginx}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -47,7 +48,8 @@ for c in $CONCURRENCY; do
 done
 [[ -n "${CONCURRENCY// /}" ]] || die "CONCURRENCY is empty"
 for s in $SERVERS; do
-  [[ " granary s3 redirect nginx " == *" $s "* ]] || die "unknown server '$s' in SERVERS (granary s3 redirect nginx)"
+  [[ " granary s3 s3direct redirect nginx " == *" $s "* ]] \
+    || die "unknown server '$s' in SERVERS (granary s3 s3direct redirect nginx)"
 done
 # every ratio is against these two
 [[ " $SERVERS " == *" granary "* && " $SERVERS " == *" nginx "* ]] \
@@ -191,7 +193,8 @@ PY
 )
 
 declare -A PRESIGNED=() # object name -> presigned S3 path and query on the proxy
-if [[ " $SERVERS " == *" s3 "* ]]; then
+declare -A DIRECT=()    # object name -> presigned S3 path and query on its owning target (/s3/BUCKET/NAME)
+if [[ " $SERVERS " == *" s3 "* || " $SERVERS " == *" s3direct "* ]]; then
   python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3 >&2 || die "boto3 is needed to presign S3 URLs"
   while IFS=$'\t' read -r name path; do
     PRESIGNED[$name]="$path"
@@ -208,10 +211,34 @@ for n in names:
 PY
   )
   log "presigned ${#PRESIGNED[@]} S3 GET URLs (SigV4, 2 h)"
+  # For the owning target: its /s3 endpoint, signed for its host (the signature covers the Host header)
+  while IFS=$'\t' read -r name path; do
+    DIRECT[$name]="$path"
+  done < <(for name in ${NAMES[*]}; do printf '%s\t%s\n' "$name" "${OWNER[$name]}"; done \
+    | python3 - "$S3_ACCESS_KEY" "$S3_SECRET_KEY" "$BUCKET" <<'PY'
+import sys, boto3
+from botocore.config import Config
+from urllib.parse import urlsplit
+ak, sk, bucket = sys.argv[1], sys.argv[2], sys.argv[3]
+clients = {}
+for line in sys.stdin:
+    n, owner = line.rstrip("\n").split("\t")
+    if owner not in clients:
+        clients[owner] = boto3.client("s3", endpoint_url=owner + "/s3", aws_access_key_id=ak, aws_secret_access_key=sk,
+                                      region_name="us-east-1",
+                                      config=Config(signature_version="s3v4", s3={"addressing_style": "path"}))
+    u = urlsplit(clients[owner].generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": n},
+                                                       ExpiresIn=7200))
+    print(n + "\t" + u.path + "?" + u.query)
+PY
+  )
   for name in ${NAMES[*]}; do break; done # the first object of any size
   code="$(curl -s -o "$WORK/s3check.out" -w '%{http_code}' "$PROXY_URL${PRESIGNED[$name]}")"
   [[ "$code" == 200 ]] || { cat "$WORK/s3check.out" >&2; die "S3 presigned GET of $name answered $code"; }
   cmp -s "$WORK/s3check.out" "$FILES/$name" || die "S3 GET of $name through the proxy returned different bytes"
+  code="$(curl -s -o "$WORK/s3check.out" -w '%{http_code}' "${OWNER[$name]}${DIRECT[$name]}")"
+  [[ "$code" == 200 ]] || { cat "$WORK/s3check.out" >&2; die "S3 presigned GET of $name from its target answered $code"; }
+  cmp -s "$WORK/s3check.out" "$FILES/$name" || die "S3 GET of $name from its target returned different bytes"
 fi
 
 # ------------------------------------------------------------------------------------------------ correctness
@@ -280,22 +307,27 @@ for s in "${SIZES[@]}"; do
   ((count > 0)) || continue
   # Granary: one group per owning target, nginx: one group.
   declare -A by_target=()
+  declare -A direct_by_target=()
   nginx_paths=""
   for name in ${NAMES[$label]}; do
     t="${OWNER[$name]}"
     by_target[$t]+="${SIGNED[$name]},"
+    direct_by_target[$t]+="${DIRECT[$name]:-},"
     nginx_paths+="/$name,"
   done
   g_specs=()
+  d_specs=()
   owners=""
   for t in "${!by_target[@]}"; do
     hp="${t#http://}"
     g_specs+=("${hp%:*}:${hp##*:}:${by_target[$t]%,}")
+    d_specs+=("${hp%:*}:${hp##*:}:${direct_by_target[$t]%,}")
     owners+="\"$t\":$(tr ',' '\n' <<<"${by_target[$t]%,}" | wc -l),"
   done
   OWNERS_JSON[$label]="{${owners%,}}"
   groups=${#g_specs[@]}
   make_lua "$WORK/wrk/granary-$label.lua" "${g_specs[@]}"
+  [[ " $SERVERS " != *" s3direct "* ]] || make_lua "$WORK/wrk/s3direct-$label.lua" "${d_specs[@]}"
   make_lua "$WORK/wrk/nginx-$label.lua" "127.0.0.1:$NGINX_PORT:${nginx_paths%,}"
   s3_paths=""
   native_paths=""
@@ -306,7 +338,7 @@ for s in "${SIZES[@]}"; do
   [[ " $SERVERS " != *" s3 "* ]] || make_lua "$WORK/wrk/s3-$label.lua" "127.0.0.1:$GRANARY_PORT:${s3_paths%,}"
   make_lua "$WORK/wrk/redirect-$label.lua" "127.0.0.1:$GRANARY_PORT:${native_paths%,}"
   g_url="http://${g_specs[0]%%:*}:$(cut -d: -f2 <<<"${g_specs[0]}")"
-  unset by_target
+  unset by_target direct_by_target
 
   if ((WARMUP > 0)); then
     wc_=$((WARMUP_CONNECTIONS > groups ? WARMUP_CONNECTIONS : groups))
@@ -316,6 +348,8 @@ for s in "${SIZES[@]}"; do
     run_wrk "$WORK/wrk/nginx-$label.lua" "$NGINX_URL" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-nginx-$label.out"
     [[ " $SERVERS " != *" s3 "* ]] \
       || run_wrk "$WORK/wrk/s3-$label.lua" "$PROXY_URL" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-s3-$label.out"
+    [[ " $SERVERS " != *" s3direct "* ]] \
+      || run_wrk "$WORK/wrk/s3direct-$label.lua" "$g_url" "$wc_" "$wt" "$WARMUP" "$WORK/wrk/warmup-s3direct-$label.out"
   fi
   for c in $CONCURRENCY; do
     for server in $SERVERS; do
@@ -323,7 +357,7 @@ for s in "${SIZES[@]}"; do
       threads=$((MAX_THREADS < c ? MAX_THREADS : c))
       url="$NGINX_URL"
       [[ "$server" == s3 || "$server" == redirect ]] && url="$PROXY_URL"
-      if [[ "$server" == granary ]]; then
+      if [[ "$server" == granary || "$server" == s3direct ]]; then
         url="$g_url"
         # every owning target needs at least one wrk thread (one thread talks to one address)
         ((threads >= groups)) || threads=$groups
@@ -417,9 +451,11 @@ for size in sizes:
     ratios = {}
     s3_ratios = {}
     s3_cpu_ratios = {}
+    s3d_ratios = {}
+    s3d_cpu_ratios = {}
     for c, e in sorted(per_c.items()):
-        g, n, s3 = e.get("granary"), e.get("nginx"), e.get("s3")
-        for server, m in (("granary", g), ("nginx", n), ("s3", s3)):
+        g, n, s3, s3d = e.get("granary"), e.get("nginx"), e.get("s3"), e.get("s3direct")
+        for server, m in (("granary", g), ("nginx", n), ("s3", s3), ("s3direct", s3d)):
             if m is None:
                 continue
             # each response must carry about the whole object; far fewer bytes mean redirects or error bodies
@@ -436,6 +472,12 @@ for size in sizes:
             e["cpu_ratio_s3_vs_nginx"] = cpu_ratio(n, s3)
             s3_ratios[str(c)] = e["ratio_s3_vs_nginx"]
             s3_cpu_ratios[str(c)] = e["cpu_ratio_s3_vs_nginx"]
+        if s3d:
+            e["ratio_s3direct_vs_nginx"] = ratio(s3d["bytes_per_sec"], n["bytes_per_sec"])
+            e["ratio_s3direct_vs_target"] = ratio(s3d["bytes_per_sec"], g["bytes_per_sec"])
+            e["cpu_ratio_s3direct_vs_nginx"] = cpu_ratio(n, s3d)
+            s3d_ratios[str(c)] = e["ratio_s3direct_vs_nginx"]
+            s3d_cpu_ratios[str(c)] = e["cpu_ratio_s3direct_vs_nginx"]
         if e.get("redirect"):
             # The native path costs one 307 from the proxy, then the target's GET: per request, the redirect's
             # latency adds to the target's. Modelled closed-loop throughput at this concurrency:
@@ -464,6 +506,8 @@ for size in sizes:
         "s3_vs_nginx_cpu_ratio_per_concurrency": s3_cpu_ratios,
         "s3_vs_nginx_peak_vs_peak": ratio(max((e["s3"]["bytes_per_sec"] for e in entries if e.get("s3")), default=0),
                                           peak_n),
+        "s3direct_vs_nginx_per_concurrency": s3d_ratios,
+        "s3direct_vs_nginx_cpu_ratio_per_concurrency": s3d_cpu_ratios,
     }
 
 goal = 0.9
@@ -477,6 +521,7 @@ summary_doc = {
     "goal_s3_vs_nginx": 0.7,
     "granary_errors": sum(e["granary"]["errors"] for e in results),
     "s3_errors": sum(e["s3"]["errors"] for e in results if e.get("s3")),
+    "s3direct_errors": sum(e["s3direct"]["errors"] for e in results if e.get("s3direct")),
     "nginx_errors": sum(e["nginx"]["errors"] for e in results),
 }
 
@@ -536,7 +581,8 @@ python3 - "$result_file" >&2 <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for size, s in d["summary"]["by_size"].items():
-    print("  %-7s target/nginx: per concurrency %s, peak-vs-peak %s; s3/nginx: %s, peak-vs-peak %s"
+    print("  %-7s target/nginx: per concurrency %s, peak-vs-peak %s; s3/nginx: %s, peak-vs-peak %s; "
+          "s3 direct to the target/nginx: %s"
           % (size, s["ratio_per_concurrency"], s["ratio_peak_vs_peak"], s["s3_vs_nginx_per_concurrency"],
-             s["s3_vs_nginx_peak_vs_peak"]))
+             s["s3_vs_nginx_peak_vs_peak"], s["s3direct_vs_nginx_per_concurrency"]))
 EOF

@@ -3,13 +3,10 @@ package io.granary.cli;
 import io.granary.proxy.ProxyConfig;
 import io.granary.proxy.ProxyNode;
 import io.granary.common.s3.auth.CredentialStore;
-import io.granary.common.s3.auth.Credentials;
 import io.granary.proxy.k8s.LeaseSettings;
 import io.granary.proxy.rebalance.RetryPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -48,17 +45,8 @@ public final class ProxyCommand implements Callable<Integer> {
       converter = DurationConverter.class)
   Duration offlineAfter;
 
-  @Option(names = "--access-key", defaultValue = "${env:GRANARY_ACCESS_KEY}",
-      description = "S3 access key clients sign with (env GRANARY_ACCESS_KEY); with --secret-key.")
-  String accessKey;
-
-  @Option(names = "--secret-key", defaultValue = "${env:GRANARY_SECRET_KEY}",
-      description = "S3 secret key (env GRANARY_SECRET_KEY; prefer the environment or a file to the command line).")
-  String secretKey;
-
-  @Option(names = "--credentials-file",
-      description = "File of access keys, one ACCESS_KEY:SECRET_KEY per line ('#' comments allowed).")
-  Path credentialsFile;
+  @Mixin
+  S3KeyOptions keys = new S3KeyOptions();
 
   @Option(names = "--anonymous", description = "Serve unsigned requests instead of answering 403 AccessDenied.")
   boolean anonymous;
@@ -107,20 +95,8 @@ public final class ProxyCommand implements Callable<Integer> {
       description = "How long an unrenewed Lease blocks a takeover (default: ${DEFAULT-VALUE}).")
   Duration k8sLeaseDuration;
 
-  /** Every access key from the flags, the environment and the credentials file. */
   CredentialStore credentials() throws IOException {
-    List<Credentials> all = new ArrayList<>();
-    if ((accessKey == null) != (secretKey == null)) {
-      throw new IllegalArgumentException("give both --access-key and --secret-key, or neither");
-    }
-    if (accessKey != null) {
-      all.add(new Credentials(accessKey, secretKey));
-    }
-    if (credentialsFile != null) {
-      CredentialStore file = CredentialStore.load(credentialsFile);
-      all.addAll(file.all());
-    }
-    return CredentialStore.of(all);
+    return keys.credentials();
   }
 
   @Override

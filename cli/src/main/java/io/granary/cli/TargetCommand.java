@@ -24,6 +24,10 @@ public final class TargetCommand implements Callable<Integer> {
   @Mixin
   NodeOptions node = new NodeOptions();
 
+  // The proxy's keys: object GET and HEAD signed with one may come straight to this target (docs/s3-api.md)
+  @Mixin
+  S3KeyOptions keys = new S3KeyOptions();
+
   @Option(names = "--port", defaultValue = "${env:GRANARY_PORT:-51081}",
       description = "Port to bind (default: ${DEFAULT-VALUE}; env GRANARY_PORT).")
   int port;
@@ -157,7 +161,7 @@ public final class TargetCommand implements Callable<Integer> {
         ByteSize.parse(reserve), node.ioThreads(), diskThreads > 0 ? diskThreads : Math.max(8, 4 * cores),
         node.httpLimits(), Duration.ofSeconds(10), multipartTtl, node.clusterSecret(), cacheConfig(),
         new RebalanceConfig(rebalanceStreams, ByteSize.parse(rebalanceBandwidth),
-            ByteSize.parse(neighborRelaySize), joinSettle, warmUp));
+            ByteSize.parse(neighborRelaySize), joinSettle, warmUp), keys.credentials());
     Duration grace = node.shutdownGrace();
     NodeRunner.FatalSignal fatal = new NodeRunner.FatalSignal();
     return NodeRunner.run(TargetNode.start(cfg, fatal), node.parentPid, fatal, grace);

@@ -1,6 +1,7 @@
 package io.granary.target;
 
 import io.granary.common.http.HttpLimits;
+import io.granary.common.s3.auth.CredentialStore;
 import io.granary.target.rebalance.RebalanceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,10 +28,21 @@ import java.util.Objects;
  *     and the primary sign theirs) and signs its own; null runs without intra-cluster authentication
  * @param cache cold GET and space settings for remote buckets
  * @param rebalance how this target moves objects to others
+ * @param s3Keys the S3 access keys clients may sign object reads sent straight to this target with (the proxy's);
+ *     empty: such reads are refused, and every request must come signed by a proxy
  */
 public record TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths,
     String primaryUrl, double weight, long reserveBytes, int ioThreads, int diskThreads, HttpLimits http,
-    Duration rejoinCheck, Duration multipartTtl, String clusterSecret, CacheConfig cache, RebalanceConfig rebalance) {
+    Duration rejoinCheck, Duration multipartTtl, String clusterSecret, CacheConfig cache, RebalanceConfig rebalance,
+    CredentialStore s3Keys) {
+
+  /** A target that serves no S3 reads of its own. */
+  public TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths, String primaryUrl,
+      double weight, long reserveBytes, int ioThreads, int diskThreads, HttpLimits http, Duration rejoinCheck,
+      Duration multipartTtl, String clusterSecret, CacheConfig cache, RebalanceConfig rebalance) {
+    this(id, host, port, publicUrl, mountpaths, primaryUrl, weight, reserveBytes, ioThreads, diskThreads, http,
+        rejoinCheck, multipartTtl, clusterSecret, cache, rebalance, null);
+  }
 
   /** A target with the default rebalance settings. */
   public TargetConfig(String id, String host, int port, String publicUrl, List<Path> mountpaths, String primaryUrl,
@@ -42,6 +54,7 @@ public record TargetConfig(String id, String host, int port, String publicUrl, L
 
   public TargetConfig {
     rebalance = rebalance == null ? RebalanceConfig.DEFAULTS : rebalance;
+    s3Keys = s3Keys == null ? CredentialStore.of(List.of()) : s3Keys;
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(primaryUrl, "primaryUrl");
     Objects.requireNonNull(http, "http");

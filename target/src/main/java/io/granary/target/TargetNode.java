@@ -52,6 +52,7 @@ import io.granary.backend.RemoteBuckets;
 import io.granary.target.multipart.MultipartStore;
 import io.granary.target.s3.CopySource;
 import io.granary.target.s3.S3ObjectApi;
+import io.granary.target.s3.DirectS3Reads;
 import io.granary.target.s3.S3TargetRoutes;
 import io.granary.common.http.client.UpstreamPool;
 import java.time.Clock;
@@ -411,6 +412,7 @@ public final class TargetNode implements GracefulStop {
     // ---- end mirroring
     TargetRouter router = new TargetRouter(holder, store, disk, s3, multipart, signer, handlers,
         new TargetJobRoutes(jobs))
+        .directS3(new DirectS3Reads(id, holder, s3, cfg.s3Keys(), Clock.systemUTC()))
         .mount(ObjectTransport.PREFIX, transport::route)
         .mount(ObjectTransport.PROGRESS, transport::route)
         .mount(ApiPaths.MOUNTPATHS, new MountpathRoutes(mountpaths, disk))

@@ -11,6 +11,7 @@ import io.granary.common.s3.AccessControlPolicyBody;
 import io.granary.common.s3.S3Responses;
 import io.granary.proxy.ProxyContext;
 import io.granary.common.http.relay.RequestBody;
+import io.granary.common.s3.S3Buckets;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
@@ -28,7 +29,7 @@ final class BucketAclHandler {
       RequestBody body) {
     HttpMethod m = ex.method();
     if (m.equals(HttpMethod.GET)) {
-      BucketProps bucket = S3Router.resolve(ctx.cluster(), name);
+      BucketProps bucket = S3Buckets.resolve(ctx.cluster(), name);
       return exchange -> S3Responses.xml(exchange, HttpResponseStatus.OK,
           new AccessControlPolicy(S3Owner.OWNER, bucket.acl()));
     }
@@ -36,7 +37,7 @@ final class BucketAclHandler {
       throw new MethodNotAllowedException(m, ex.path().raw());
     }
     CannedAcl header = ObjectAcls.headerAcl(ex);
-    BucketProps bucket = S3Router.resolve(ctx.cluster(), name);
+    BucketProps bucket = S3Buckets.resolve(ctx.cluster(), name);
     if (header != null) {
       ObjectAcls.refusePublicRemote(bucket, header);
       return exchange -> set(exchange, admin, bucket, header);

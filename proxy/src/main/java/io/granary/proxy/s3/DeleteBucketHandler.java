@@ -8,6 +8,7 @@ import io.granary.common.error.ConflictException;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.proxy.ProxyContext;
+import io.granary.common.s3.S3Buckets;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;
 
@@ -25,7 +26,7 @@ final class DeleteBucketHandler implements RequestHandler {
 
   @Override
   public void onRequest(HttpExchange ex) {
-    BucketProps bucket = S3Router.resolve(ctx.cluster(), name);
+    BucketProps bucket = S3Buckets.resolve(ctx.cluster(), name);
     List<Node> targets = ctx.cluster().require().placement().holders();
     ctx.lister().list(targets, bucket, new ListParams("", null, 1))
         .thenCompose(page -> {

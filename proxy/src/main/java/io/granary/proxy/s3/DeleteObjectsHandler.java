@@ -22,6 +22,7 @@ import io.granary.common.s3.ObjectIdentifier;
 import io.granary.common.s3.S3ApiException;
 import io.granary.proxy.ProxyContext;
 import io.granary.common.http.relay.RequestBody;
+import io.granary.common.s3.S3Buckets;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.security.MessageDigest;
@@ -49,7 +50,7 @@ final class DeleteObjectsHandler extends S3BodyCollector {
 
   @Override
   protected void handle(HttpExchange ex, byte[] body) throws Exception {
-    BucketProps bucket = S3Router.resolve(ctx.cluster(), bucketName);
+    BucketProps bucket = S3Buckets.resolve(ctx.cluster(), bucketName);
     String md5 = ex.header(HttpHeaderNames.CONTENT_MD5);
     if (md5 != null) {
       String actual = Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));

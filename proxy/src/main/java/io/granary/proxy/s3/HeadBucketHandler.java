@@ -3,6 +3,7 @@ package io.granary.proxy.s3;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.membership.ClusterMetadataHolder;
+import io.granary.common.s3.S3Buckets;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -19,7 +20,7 @@ final class HeadBucketHandler implements RequestHandler {
 
   @Override
   public void onRequest(HttpExchange ex) {
-    S3Router.resolve(cluster, name);
+    S3Buckets.resolve(cluster, name);
     HttpHeaders h = new DefaultHttpHeaders();
     h.set("x-amz-bucket-region", S3Router.REGION);
     ex.sendHead(HttpResponseStatus.OK, h);

@@ -17,6 +17,7 @@ import io.granary.common.s3.ObjectListing;
 import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3UrlEncoding;
 import io.granary.proxy.ProxyContext;
+import io.granary.common.s3.S3Buckets;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Instant;
 import java.util.List;
@@ -41,7 +42,7 @@ final class ListObjectsHandler implements RequestHandler {
 
   @Override
   public void onRequest(HttpExchange ex) {
-    BucketProps bucket = S3Router.resolve(ctx.cluster(), bucketName);
+    BucketProps bucket = S3Buckets.resolve(ctx.cluster(), bucketName);
     String prefix = param(ex, "prefix");
     String delimiter = param(ex, "delimiter");
     String encoding = ex.queryParam("encoding-type");

@@ -19,6 +19,7 @@ import io.granary.common.s3.MultipartUploadListing;
 import io.granary.common.s3.S3ApiException;
 import io.granary.common.s3.S3UrlEncoding;
 import io.granary.proxy.ProxyContext;
+import io.granary.common.s3.S3Buckets;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,7 @@ final class ListUploadsHandler implements RequestHandler {
 
   @Override
   public void onRequest(HttpExchange ex) {
-    BucketProps bucket = S3Router.resolve(ctx.cluster(), bucketName);
+    BucketProps bucket = S3Buckets.resolve(ctx.cluster(), bucketName);
     String prefix = orEmpty(ex.queryParam("prefix"));
     String delimiter = orEmpty(ex.queryParam("delimiter"));
     String keyMarker = orEmpty(ex.queryParam("key-marker"));

@@ -20,6 +20,7 @@ import io.granary.common.http.relay.AnswerTimeout;
 import io.granary.common.http.relay.ObjectRelay;
 import io.granary.common.http.relay.RequestBody;
 import io.granary.common.membership.UploadHolder;
+import io.granary.common.s3.PlainReads;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -83,7 +84,7 @@ public final class S3ObjectForwarder {
     ClusterMetadataHolder.Snapshot snapshot = cluster.require();
     String uploadId = ex.queryParam("uploadId"); // UploadPart(Copy), ListParts, Complete, Abort
     boolean read = (ex.method().equals(HttpMethod.GET) || ex.method().equals(HttpMethod.HEAD))
-        && S3Router.plainRead(ex.queryParams());
+        && PlainReads.test(ex.queryParams());
     Node owner = uploadId == null && read ? ObjectOwner.forRead(snapshot, bucket, key)
         : uploadId == null ? ObjectOwner.require(snapshot, bucket.bucket(), key)
         : UploadHolder.require(snapshot, bucket.bucket(), key, uploadId);

@@ -3,10 +3,7 @@ package io.granary.proxy.s3;
 import io.granary.common.s3.S3Responses;
 import io.granary.clustermap.Node;
 import io.granary.clustermap.acl.CannedAcl;
-import io.granary.clustermap.bucket.BucketName;
 import io.granary.clustermap.bucket.BucketProps;
-import io.granary.clustermap.bucket.InvalidNameException;
-import io.granary.common.error.BucketNotFoundException;
 import io.granary.common.error.MethodNotAllowedException;
 import io.granary.common.error.NotImplementedException;
 import io.granary.common.api.GranaryHeaders;
@@ -25,6 +22,8 @@ import io.granary.proxy.ProxyContext;
 import io.granary.common.s3.auth.Authentication;
 import io.granary.common.s3.auth.RequestAuthenticator;
 import io.granary.common.http.relay.RequestBody;
+import io.granary.common.s3.PlainReads;
+import io.granary.common.s3.S3Buckets;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.HttpMethod;
@@ -94,10 +93,11 @@ public final class S3Router implements Router {
     if (restricted) {
       AnonymousAccess.checkObject(ctx.cluster(), path.bucket(), m, q);
     }
-    BucketProps bucket = resolve(ctx.cluster(), path.bucket());
+    BucketProps bucket = S3Buckets.resolve(ctx.cluster(), path.bucket());
     ObjectAcls.check(ex, bucket, m, q); // refused ACLs answered here, before any body is relayed
     // A redirect URL carries no anonymous mark the client could not strip, so unsigned reads are always relayed.
-    if (!restricted && ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) && plainRead(q)) {
+    if (!restricted && ctx.s3Redirect() && (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD))
+        && PlainReads.test(q)) {
       return afterVerifiedBody(ex, auth, redirect(bucket, path));
     }
     return forwarder.forward(ex, path, bucket, S3Bodies.of(ex, auth), restricted);
@@ -116,11 +116,11 @@ public final class S3Router implements Router {
     }
     if (m.equals(HttpMethod.GET)) {
       if (q.containsKey("location")) {
-        resolve(ctx.cluster(), name);
+        S3Buckets.resolve(ctx.cluster(), name);
         return exchange -> S3Responses.xml(exchange, HttpResponseStatus.OK, new LocationConstraint(REGION));
       }
       if (q.containsKey("versioning")) {
-        resolve(ctx.cluster(), name);
+        S3Buckets.resolve(ctx.cluster(), name);
         return exchange -> S3Responses.xml(exchange, HttpResponseStatus.OK, new VersioningConfiguration());
       }
       if (q.containsKey("uploads")) {
@@ -166,21 +166,6 @@ public final class S3Router implements Router {
     });
   }
 
-  /**
-   * Whether a GET or HEAD reads the object (and so may be redirected): its query holds nothing but presigned-URL
-   * parameters, {@code partNumber} and {@code response-*} overrides. Anything else (ListParts' uploadId...) is
-   * relayed.
-   */
-  static boolean plainRead(Map<String, List<String>> q) {
-    for (String name : q.keySet()) {
-      if (!name.regionMatches(true, 0, "X-Amz-", 0, 6) && !name.equals("partNumber")
-          && !name.startsWith("response-")) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** A 307 to the owner, with the request's own query (minus its presigned signature) and a cluster signature. */
   private RequestHandler redirect(BucketProps bucket, S3Path path) {
     ClusterMetadataHolder.Snapshot s = ctx.cluster().require();
@@ -193,15 +178,5 @@ public final class S3Router implements Router {
           : ctx.signer().signUrl(exchange.method().name(), uri, 300));
       exchange.sendRedirect(location);
     };
-  }
-
-  /** A bucket by name alone, as S3 names them: the local bucket if there is one, else a registered remote one. */
-  static BucketProps resolve(ClusterMetadataHolder cluster, String name) {
-    try {
-      BucketName.requireValid(name);
-    } catch (InvalidNameException e) {
-      throw new S3ApiException(HttpResponseStatus.BAD_REQUEST, "InvalidBucketName", e.getMessage());
-    }
-    return cluster.require().buckets().named(name).orElseThrow(() -> new BucketNotFoundException(name));
   }
 }

@@ -16,6 +16,7 @@ import io.granary.common.membership.HealthHandler;
 import io.granary.common.membership.MetasyncHandler;
 import io.granary.target.jobs.TargetJobRoutes;
 import io.granary.target.multipart.MultipartStore;
+import io.granary.target.s3.DirectS3Reads;
 import io.granary.target.s3.S3TargetRoutes;
 import io.granary.target.storage.ObjectStore;
 import io.netty.handler.codec.http.HttpMethod;
@@ -26,6 +27,7 @@ import io.netty.handler.codec.http.HttpMethod;
  * <pre>
  * GET|HEAD|PUT|DELETE /v1/objects/BUCKET/OBJECT   object data (clients arrive here by the proxy's 307)
  * GET|HEAD|PUT|DELETE /s3/BUCKET/KEY              the same in S3 form, relayed by a proxy
+ * GET|HEAD /s3/BUCKET/KEY                          signed by a client with an S3 key: {@link DirectS3Reads}
  * GET  /v1/buckets/BUCKET                          this target's part of a listing
  * GET  /v1/buckets/BUCKET?uploads                  this target's multipart uploads in progress
  * PUT  /v1/metasync                                cluster metadata pushed by the primary
@@ -45,6 +47,7 @@ public final class TargetRouter implements Router {
   private final MultipartStore multipart;
   private final ClusterSigner signer; // null: no intra-cluster authentication
   private final ObjectHandlers handlers;
+  private DirectS3Reads direct; // null: S3 requests without a cluster signature are refused as any other
 
   // ---- prefetch jobs (io.granary.target.jobs)
   private final TargetJobRoutes jobs; // null: this target serves no job endpoints
@@ -52,6 +55,12 @@ public final class TargetRouter implements Router {
 
   /** A feature's router for every path starting with {@code prefix}. */
   public record Mount(String prefix, Router router) {
+  }
+
+  /** Serves S3 reads that clients sign themselves and send here directly, with {@code reads}. */
+  public TargetRouter directS3(DirectS3Reads reads) {
+    this.direct = reads;
+    return this;
   }
 
   /** Serves every path starting with {@code prefix} with {@code router} (the node's root assembles features). */
@@ -101,6 +110,9 @@ public final class TargetRouter implements Router {
         && !signer.verify(m.name(), ex.request().uri(), ex.request().headers())) {
       if (path.startsWith(S3_OBJECTS)) {
         ex.useErrorRenderer(s3.api().errors());
+        if (direct != null) {
+          return direct.route(ex);
+        }
       }
       throw new AccessDeniedException("targets serve only requests signed by a proxy of this cluster; "
           + "send requests to a proxy");
