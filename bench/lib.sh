@@ -328,9 +328,11 @@ end
 
 local reqs, n, i
 function init(args)
-  local paths = groups[gid].paths
+  local g = groups[gid]
+  -- The Host header names the thread's own address (wrk's default is the command line's): SigV4 signs it
+  local headers = { Host = g.host .. ":" .. g.port }
   reqs = {}
-  for k, p in ipairs(paths) do reqs[k] = wrk.format("GET", p) end
+  for k, p in ipairs(g.paths) do reqs[k] = wrk.format("GET", p, headers) end
   n = #reqs
   i = ((tid - 1) * 7) %% n
 end

@@ -214,15 +214,15 @@ PY
   # For the owning target: its /s3 endpoint, signed for its host (the signature covers the Host header)
   while IFS=$'\t' read -r name path; do
     DIRECT[$name]="$path"
-  done < <(for name in ${NAMES[*]}; do printf '%s\t%s\n' "$name" "${OWNER[$name]}"; done \
-    | python3 - "$S3_ACCESS_KEY" "$S3_SECRET_KEY" "$BUCKET" <<'PY'
+  done < <(python3 - "$S3_ACCESS_KEY" "$S3_SECRET_KEY" "$BUCKET" \
+      $(for name in ${NAMES[*]}; do printf '%s=%s ' "$name" "${OWNER[$name]}"; done) <<'PY'
 import sys, boto3
 from botocore.config import Config
 from urllib.parse import urlsplit
 ak, sk, bucket = sys.argv[1], sys.argv[2], sys.argv[3]
 clients = {}
-for line in sys.stdin:
-    n, owner = line.rstrip("\n").split("\t")
+for pair in sys.argv[4:]:
+    n, owner = pair.split("=", 1)
     if owner not in clients:
         clients[owner] = boto3.client("s3", endpoint_url=owner + "/s3", aws_access_key_id=ak, aws_secret_access_key=sk,
                                       region_name="us-east-1",
