@@ -236,8 +236,8 @@ public final class TargetNode implements GracefulStop {
   /**
    * Whether the cluster this target joins holds a bucket, as its primary says. A primary not listening yet (a new
    * cluster's nodes start together: Kubernetes starts every pod at once, granary local every process) is asked again
-   * for up to {@link #PRIMARY_ANSWER_WAIT}; after that, or for any other failure, true (a rehearsal costs a few seconds of start, a cold join
-   * under load costs every reader).
+   * for up to {@link #PRIMARY_ANSWER_WAIT}; after that, or for any other failure, true (a rehearsal costs a few
+   * seconds of start, a cold join under load costs every reader).
    */
   private boolean clusterHoldsBuckets() throws InterruptedException {
     long deadline = System.nanoTime() + PRIMARY_ANSWER_WAIT.toNanos();

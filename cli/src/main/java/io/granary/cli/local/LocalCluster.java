@@ -122,9 +122,9 @@ public final class LocalCluster implements AutoCloseable {
 
   /**
    * Starts the proxy and the targets together (each target registers once the proxy listens, as pods do), and
-   * returns once every node is ready ({@code GET /v1/health/ready}) and every
-   * target is active in the proxy's map. Refuses to start when a node's port is taken: a node that cannot bind would
-   * exit, and a cluster already listening there would answer for it. On failure the nodes started are stopped.
+   * returns once every node is ready ({@code GET /v1/health/ready}) and every target is active in the proxy's map.
+   * Refuses to start when a node's port is taken: a node that cannot bind would exit, and a cluster already listening
+   * there would answer for it. On failure the nodes started are stopped.
    */
   public static LocalCluster start(Options opts) throws IOException, InterruptedException, TimeoutException {
     LocalCluster c = new LocalCluster(opts);

@@ -2,6 +2,7 @@ package io.granary.target.s3;
 
 import io.granary.clustermap.Node;
 import io.granary.clustermap.bucket.BucketProps;
+import io.granary.common.http.AfterBody;
 import io.granary.common.http.HttpExchange;
 import io.granary.common.http.RequestHandler;
 import io.granary.common.http.RequestPath;
@@ -22,10 +23,10 @@ import java.time.Clock;
  * one of the proxy's S3 keys: a client that knows the cluster map skips the proxy's hop, which on shared cores costs
  * more than the target's own work (docs/s3-api.md, "S3 reads straight from targets").
  *
- * <p>Only plain reads ({@link PlainReads}), and only of keys this target serves reads of in its current map: a read of another
- * target's key is answered 307 to that target (clients that re-sign on a redirect follow it; a presigned URL, which
- * signs the host, must be made for the owner). Everything else, writes and listings included, stays with the proxy,
- * which verifies bodies before anything is stored and merges listings. The signature is verified as the proxy does
+ * <p>Only plain reads ({@link PlainReads}), and only of keys this target serves reads of in its current map: a read
+ * of another target's key is answered 307 to that target (clients that re-sign on a redirect follow it; a presigned
+ * URL, which signs the host, must be made for the owner). Everything else, writes and listings included, stays with
+ * the proxy, which verifies bodies before anything is stored and merges listings. The signature is verified as the proxy does
  * it, with the same errors; unsigned requests are refused (anonymous reads of public-read objects go through the
  * proxy). The cluster's own query parameters ({@code granary-*}) make a read not plain, and its headers are dropped:
  * only a proxy's cluster signature makes a target trust them.
@@ -69,7 +70,7 @@ public final class DirectS3Reads {
     String key = RequestPath.decode(rest.substring(slash + 1));
     Node reader = ObjectOwner.forRead(cluster.require(), bucket, key);
     if (!reader.id().equals(self)) {
-      return exchange -> exchange.sendRedirect(reader.url() + exchange.request().uri());
+      return AfterBody.of(ex, exchange -> exchange.sendRedirect(reader.url() + exchange.request().uri()));
     }
     HttpHeaders h = ex.request().headers();
     h.names().stream().filter(n -> n.regionMatches(true, 0, "granary-", 0, 8)).toList().forEach(h::remove);
