@@ -41,7 +41,8 @@ import java.util.regex.Pattern;
  *     {@code -uniquegets}); false: each GET picks uniformly at random, with replacement
  * @param readOff first byte of each GET (a range read when this or {@code readLen} is set)
  * @param readLen bytes to read from {@code readOff}; 0 reads to the end of the object
- * @param direct native only: send object requests straight to the owning target (HRW over the cluster map)
+ * @param direct send object requests (native) or object GETs (S3) straight to the owning target (HRW over the
+ *     cluster map)
  * @param clusterSecret the cluster secret direct requests are signed with (direct only); never printed
  */
 public record LoadOptions(List<URI> endpoints, String bucket, Protocol protocol, Duration duration, int workers,
@@ -180,10 +181,16 @@ public record LoadOptions(List<URI> endpoints, String bucket, Protocol protocol,
     }
   }
 
-  /** The checks of {@code --direct} and its secret, shared by the MLPerf mode's options. */
+  /**
+   * The checks of {@code --direct} and its secret, shared by the MLPerf mode's options. Native requests to targets
+   * are signed with the cluster secret; S3 ones with the S3 keys, so a secret (from the environment, say) goes unused.
+   */
   public static void checkDirect(Protocol protocol, boolean direct, String clusterSecret) {
-    if (direct && protocol != Protocol.NATIVE) {
-      throw new IllegalArgumentException("--direct works only with --protocol native, not " + protocol.wireName());
+    if (direct && protocol == Protocol.HTTP) {
+      throw new IllegalArgumentException("--direct works with --protocol native or s3, not http");
+    }
+    if (direct && protocol == Protocol.S3) {
+      return;
     }
     if (direct && (clusterSecret == null || clusterSecret.isBlank())) {
       throw new IllegalArgumentException("--direct needs the cluster secret: env GRANARY_CLUSTER_SECRET, "

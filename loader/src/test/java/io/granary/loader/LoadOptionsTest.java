@@ -99,8 +99,8 @@ class LoadOptionsTest {
           + "--max-puts or --epochs; it needs --pct-put 100 and --max-puts N, or --epochs N",
       "negative range               | NATIVE | 5 | 0  | 0  | true  | -1 | 0  | false | | --read-off and --read-len "
           + "must not be negative",
-      "direct over s3               | S3     | 5 | 0  | 0  | true  | 0  | 0  | true  | " + SECRET + " | --direct works "
-          + "only with --protocol native, not s3",
+      "direct over http             | HTTP   | 5 | 0  | 0  | true  | 0  | 0  | true  | " + SECRET + " | --direct works "
+          + "with --protocol native or s3, not http",
       "direct without a secret      | NATIVE | 5 | 0  | 0  | true  | 0  | 0  | true  | | --direct needs the cluster "
           + "secret: env GRANARY_CLUSTER_SECRET, --cluster-secret-file FILE or --cluster-secret S (granary local "
           + "writes it to DATA/cluster-secret)",
@@ -123,6 +123,9 @@ class LoadOptionsTest {
     assertThat(direct.direct()).isTrue();
     assertThat(direct.ranged()).isTrue();
     assertThat(opts(Protocol.S3, Duration.ofSeconds(5), 0, 0, true, 0, 10, false, null).ranged()).isTrue();
+    // S3 straight to targets signs with the S3 keys: no cluster secret needed, one from the environment unused
+    assertThat(opts(Protocol.S3, Duration.ofSeconds(5), 0, 0, true, 0, 0, true, null).direct()).isTrue();
+    assertThat(opts(Protocol.S3, Duration.ofSeconds(5), 0, 0, true, 0, 0, true, SECRET).direct()).isTrue();
   }
 
   @Test

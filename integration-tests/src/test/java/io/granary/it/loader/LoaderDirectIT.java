@@ -74,6 +74,32 @@ class LoaderDirectIT {
   }
 
   @Test
+  void s3DirectLoad_readsFromTheOwnersS3Endpoints_verifiedWithoutErrors_andNoGetReachesTheProxy(@TempDir Path dir)
+      throws Exception {
+    String before = Http.get(cluster.endpoint() + "/metrics").bodyText();
+    Path json = dir.resolve("s3direct.json");
+    // The S3 keys as SDK users pass them; no cluster secret: targets verify the S3 signature themselves
+    Result r = cli(Map.of("AWS_ACCESS_KEY_ID", cluster.credentials().accessKey(), "AWS_SECRET_ACCESS_KEY",
+        cluster.credentials().secretKey()), "load", "--endpoint", cluster.endpoint(), "--bucket", BUCKET,
+        "--protocol", "s3", "--direct", "--duration", "4s", "--workers", "4", "--pct-put", "30", "--min-size", "4KiB",
+        "--max-size", "64KiB", "--verify", "--interval", "1s", "--seed", "12", "--cleanup", "--json", json.toString());
+    System.out.println(r.all());
+    assertThat(r.exit()).as(r.all()).isZero();
+    assertThat(r.stdout()).contains("s3 direct to targets").contains("cleanup: deleted");
+    JsonNode j = ClusterJson.mapper().readTree(json.toFile());
+    long gets = j.path("get").path("count").asLong();
+    assertThat(gets).as("%s", j).isPositive();
+    assertThat(j.path("get").path("errors").asLong()).as("%s", j).isZero();
+    assertThat(j.path("put").path("errors").asLong()).as("%s", j).isZero();
+    assertThat(j.path("get").path("verified").asLong()).isEqualTo(gets);
+
+    String after = Http.get(cluster.endpoint() + "/metrics").bodyText();
+    assertThat(requests(after, "GET", 200) - requests(before, "GET", 200))
+        .as("GETs the proxy answered (a listing at most), against the loader's %d", gets).isLessThan((double) gets);
+    assertThat(listed(BUCKET)).as("--cleanup deleted every object").isEmpty();
+  }
+
+  @Test
   void epochs_readEveryObjectExactlyOncePerEpoch_countedByTheProxy(@TempDir Path dir) throws Exception {
     int objects = 30;
     int epochs = 3;

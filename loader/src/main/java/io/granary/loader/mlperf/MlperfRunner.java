@@ -157,7 +157,7 @@ public final class MlperfRunner {
     return switch (o.protocol()) {
       case NATIVE -> new NativeClient(endpoint, o.bucket(), o.direct() ? ClusterSigner.of(o.clusterSecret()) : null);
       case S3 -> new S3ObjectClient(endpoint, o.bucket(), o.accessKey(), o.secretKey(),
-          Math.max(o.workers(), accelerators * o.readThreads() / o.endpoints().size() + 1));
+          Math.max(o.workers(), accelerators * o.readThreads() / o.endpoints().size() + 1), o.direct());
       case HTTP -> new HttpGetClient(endpoint);
     };
   }

@@ -12,7 +12,7 @@ public final class ObjectClients {
   public static ObjectClient open(LoadOptions o, URI endpoint, int share) {
     return switch (o.protocol()) {
       case NATIVE -> new NativeClient(endpoint, o.bucket(), o.direct() ? ClusterSigner.of(o.clusterSecret()) : null);
-      case S3 -> new S3ObjectClient(endpoint, o.bucket(), o.accessKey(), o.secretKey(), share);
+      case S3 -> new S3ObjectClient(endpoint, o.bucket(), o.accessKey(), o.secretKey(), share, o.direct());
       case HTTP -> new HttpGetClient(endpoint);
     };
   }

@@ -1,6 +1,8 @@
 package io.granary.loader.protocol;
 
+import io.granary.clustermap.bucket.Bucket;
 import io.granary.loader.LoaderException;
+import java.io.IOException;
 import java.io.InputStream;
 import io.granary.common.http.RequestPath;
 import java.net.ConnectException;
@@ -27,7 +29,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * path-style, SigV4), with the SDK's default checksum settings, as users' own S3 clients run; GETs, the load, through
  * the loader's own client ({@link Http1Gets}, signed by {@link S3GetSigner}), so that the loader is not what limits
  * a read load (as aisloader has its own client). SDK retries are off: the loader counts what failed rather than
- * hiding it behind backoff.
+ * hiding it behind backoff. With {@code direct}, GETs go straight to the owning target's {@code /s3} endpoint, which
+ * verifies the same signature (docs/s3-api.md): the owner by HRW over the proxy's map, as for native
+ * {@code --direct}; a target that answers 307 (the key is a remote bucket's, or the map moved) is followed once.
  */
 public final class S3ObjectClient implements ObjectClient {
   private final URI endpoint;
@@ -35,11 +39,19 @@ public final class S3ObjectClient implements ObjectClient {
   private final S3Client s3;
   private final Http1Gets gets = JdkHttp.gets();
   private final S3GetSigner getSigner;
+  private final TargetRoutes routes; // null: GETs through the proxy
 
   public S3ObjectClient(URI endpoint, String bucket, String accessKey, String secretKey, int connections) {
+    this(endpoint, bucket, accessKey, secretKey, connections, false);
+  }
+
+  public S3ObjectClient(URI endpoint, String bucket, String accessKey, String secretKey, int connections,
+      boolean direct) {
     this.endpoint = endpoint;
     this.bucket = bucket;
     this.getSigner = new S3GetSigner(accessKey, secretKey);
+    // S3 names a bucket alone: placed as the local bucket of that name, which a remote one's 307 corrects
+    this.routes = direct ? new TargetRoutes(endpoint, JdkHttp.client(), Bucket.local(bucket), null) : null;
     this.s3 = S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
@@ -82,8 +94,40 @@ public final class S3ObjectClient implements ObjectClient {
   @Override
   public long get(String name, long offset, long length, BodyConsumer consumer) throws Exception {
     String range = ObjectClient.rangeHeader(offset, length);
-    URI u = URI.create(endpoint + "/" + RequestPath.encodePath(bucket) + "/" + RequestPath.encodePath(name));
-    return JdkHttp.consume(gets.get(u, range, getSigner.sign(u)), range, consumer);
+    String path = "/" + RequestPath.encodePath(bucket) + "/" + RequestPath.encodePath(name);
+    if (routes == null) {
+      URI u = URI.create(endpoint + path);
+      return JdkHttp.consume(gets.get(u, range, getSigner.sign(u)), range, consumer);
+    }
+    return JdkHttp.consume(direct(name, path, range), range, consumer);
+  }
+
+  /**
+   * A GET sent to the owner; a 307 followed once (signed for its host), a 503 or a refused connection retried once
+   * under a fresh map, as native {@code --direct} does.
+   */
+  private Http1Gets.Response direct(String name, String path, String range) throws IOException, InterruptedException {
+    TargetRoutes.Route route = routes.current() != null ? routes.current() : routes.fetch();
+    try {
+      Http1Gets.Response r = signedGet(URI.create(routes.owner(route, name).url() + "/s3" + path), range);
+      int status = r.head().status();
+      if (status == 307 && r.head().location() != null) {
+        r.body().close();
+        return signedGet(URI.create(r.head().location()), range);
+      }
+      if (status != 503) {
+        return r;
+      }
+      r.body().close();
+    } catch (ConnectException | StatusException e) {
+      // the owner is down, offline or gone: a newer map may place the object elsewhere
+    }
+    routes.refresh(route);
+    return signedGet(URI.create(routes.owner(routes.current(), name).url() + "/s3" + path), range);
+  }
+
+  private Http1Gets.Response signedGet(URI u, String range) throws IOException, InterruptedException {
+    return gets.get(u, range, getSigner.sign(u));
   }
 
   @Override

@@ -43,6 +43,7 @@ final class TargetRoutes {
   private volatile Route current;
   private long lastFetchNanos;
 
+  /** {@code signer}: what {@link #signed} signs with; null for S3, whose requests carry their own signature. */
   TargetRoutes(URI proxy, HttpClient http, Bucket bucket, ClusterSigner signer) {
     this.proxy = proxy;
     this.http = http;

@@ -95,7 +95,7 @@ class MlperfOptionsTest {
           + "DLIO-named one: use one or the other",
       "s3 without keys       | --protocol s3 needs --access-key and --secret-key (or AWS_ACCESS_KEY_ID and "
           + "AWS_SECRET_ACCESS_KEY)",
-      "direct over s3        | --direct works only with --protocol native, not s3",
+      "direct over http      | --direct works with --protocol native or s3, not http",
       "direct without secret | --direct needs the cluster secret: env GRANARY_CLUSTER_SECRET, --cluster-secret-file "
           + "FILE or --cluster-secret S (granary local writes it to DATA/cluster-secret)"})
   void invalid_isOneLineNamingTheFlag(String which, String message) {
@@ -126,10 +126,8 @@ class MlperfOptionsTest {
         b.generate = true;
       };
       case "s3 without keys" -> b -> b.protocol = Protocol.S3;
-      case "direct over s3" -> b -> {
-        b.protocol = Protocol.S3;
-        b.accessKey = "ak";
-        b.secretKey = "sk";
+      case "direct over http" -> b -> {
+        b.protocol = Protocol.HTTP;
         b.direct = true;
         b.clusterSecret = "0123456789abcdef0123456789abcdef";
       };

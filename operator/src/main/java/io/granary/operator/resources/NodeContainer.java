@@ -49,7 +49,8 @@ final class NodeContainer {
     env.add(new EnvVarBuilder().withName("GRANARY_CONFIG").withValue(CONFIG_FILE).build());
     env.add(new EnvVarBuilder().withName("GRANARY_CLUSTER_SECRET").withNewValueFrom().withNewSecretKeyRef()
         .withName(Names.clusterSecret(c)).withKey(ClusterSecret.KEY).endSecretKeyRef().endValueFrom().build());
-    if (role == Role.PROXY && c.getSpec().authSecret != null) {
+    // The S3 key pair: proxies verify every S3 request with it, targets the reads clients send them directly
+    if (c.getSpec().authSecret != null) {
       env.add(secretKey("GRANARY_ACCESS_KEY", c.getSpec().authSecret, AuthKeys.ACCESS_KEY));
       env.add(secretKey("GRANARY_SECRET_KEY", c.getSpec().authSecret, AuthKeys.SECRET_KEY));
     }

@@ -77,6 +77,20 @@ class TargetStatefulSetTest {
   }
 
   @Test
+  void desired_withAuthSecret_givesTargetsTheKeyPair_forTheReadsClientsSendThemDirectly() {
+    Container none = TargetStatefulSet.desired(c, 3).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(none.getEnv()).noneMatch(e -> e.getName().startsWith("GRANARY_ACCESS_KEY"));
+
+    c.getSpec().authSecret = "s3-keys";
+    Container k = TargetStatefulSet.desired(c, 3).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(ProxyStatefulSetTest.env(k, "GRANARY_ACCESS_KEY").getValueFrom().getSecretKeyRef().getName())
+        .isEqualTo("s3-keys");
+    assertThat(ProxyStatefulSetTest.env(k, "GRANARY_SECRET_KEY").getValueFrom().getSecretKeyRef().getKey())
+        .isEqualTo("secret-key");
+    assertThat(ProxyStatefulSetTest.env(k, "GRANARY_SECRET_KEY").getValue()).as("never inline").isNull();
+  }
+
+  @Test
   void desired_givesBackendSecretsToTargetsAsEnvironment() {
     c.getSpec().backendSecrets.add("aws-creds");
     c.getSpec().backendSecrets.add("gcs-creds");
