@@ -41,10 +41,6 @@ public final class S3ObjectClient implements ObjectClient {
   private final S3GetSigner getSigner;
   private final TargetRoutes routes; // null: GETs through the proxy
 
-  public S3ObjectClient(URI endpoint, String bucket, String accessKey, String secretKey, int connections) {
-    this(endpoint, bucket, accessKey, secretKey, connections, false);
-  }
-
   public S3ObjectClient(URI endpoint, String bucket, String accessKey, String secretKey, int connections,
       boolean direct) {
     this.endpoint = endpoint;
