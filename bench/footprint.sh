@@ -27,6 +27,9 @@ PCT_PUT="${PCT_PUT:-0}"                  # PUT share of Granary's timed load (ng
 AFTER_SECS="${AFTER_SECS:-20}"           # after each load: the window whose end gives the RSS "after"
 SAMPLE_SECS="${SAMPLE_SECS:-1}"          # sampling period
 GRANARY_ARGS="${GRANARY_ARGS:-}"         # extra arguments for `granary local`
+# archive: a first start makes the class-data archive, and the measured start maps it, as every start of a user's
+# cluster after its first does; off: the nodes run without one (--class-sharing=off), as before 2026-11-28
+CLASS_SHARING="${CLASS_SHARING:-archive}"
 # JVM options of the launcher (not the nodes); by default those ./granary gives `granary local` ("" for none)
 GRANARY_JAVA_OPTS="${GRANARY_JAVA_OPTS--Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
 START_TIMEOUT="${START_TIMEOUT:-180}"
@@ -59,6 +62,8 @@ done
 for o in $JVM_OPTS; do
   [[ "$o" == -* ]] || die "JVM_OPTS takes JVM options (each starting with -), got '$o'"
 done
+[[ "$CLASS_SHARING" == archive || "$CLASS_SHARING" == off ]] \
+  || die "CLASS_SHARING is archive or off, got '$CLASS_SHARING'"
 
 # ------------------------------------------------------------------------------------------------ cleanup
 WORK=""
@@ -188,7 +193,21 @@ PROXY_URL="http://127.0.0.1:$GRANARY_PORT"
 for o in $JVM_OPTS; do GRANARY_ARGS+=" --jvm-opt=$o"; done
 ((NMT == 0)) || GRANARY_ARGS+=" --jvm-opt=-XX:NativeMemoryTracking=summary"
 log "extra node JVM options: ${JVM_OPTS:-none}$( ((NMT == 0)) || echo ' + NMT summary')"
-start_granary_local
+if [[ "$CLASS_SHARING" == archive ]]; then
+  log "first start, not measured: it makes the nodes' class-data archive"
+  CLASS_SHARING=auto start_granary_local
+  for ((i = 0; i < 900; i++)); do
+    compgen -G "$WORK/granary/class-sharing/nodes-*.jsa" >/dev/null && break
+    sleep 0.2
+  done
+  compgen -G "$WORK/granary/class-sharing/nodes-*.jsa" >/dev/null \
+    || die "no class-data archive in $WORK/granary/class-sharing within 180 s (see dump.log there)"
+  stop_pid "$GRANARY_PID" TERM 60
+  log "the measured start maps the archive"
+  CLASS_SHARING=auto start_granary_local
+else
+  start_granary_local
+fi
 
 # The nodes: the launcher's children, each named by its --id; its JVM options are the words between java and -cp.
 python3 - "$GRANARY_PID" $(pgrep -P "$GRANARY_PID") >"$WORK/nodes.json" <<'EOF' || die "cannot identify the node processes"
@@ -310,8 +329,8 @@ git_dirty="$(git -C "$repo" status --porcelain 2>/dev/null | grep -v '^??' | sed
 export BENCH_DIR="$here" BENCH_WORK="$WORK" BENCH_STAMP="$stamp" BENCH_GIT="$git_rev${git_dirty:+-dirty}" \
   BENCH_JAVA="$(java -version 2>&1 | sed -n 1p)" BENCH_NGINX="$("$NGINX_BIN" -v 2>&1 | sed -n 1p)" \
   BENCH_LOAD0="$LOADAVG_START" BENCH_LOAD1="$LOADAVG_END" BENCH_SECS="$(($(date +%s) - T0))" BENCH_TCK="$CLK_TCK" \
-  TARGETS JVM_OPTS NMT SETTLE_SECS IDLE_SECS OBJECTS MIN_SIZE MAX_SIZE LOAD_SECS WORKERS PCT_PUT AFTER_SECS \
-  SAMPLE_SECS GRANARY_ARGS GRANARY_JAVA_OPTS BUCKET
+  TARGETS JVM_OPTS CLASS_SHARING NMT SETTLE_SECS IDLE_SECS OBJECTS MIN_SIZE MAX_SIZE LOAD_SECS WORKERS PCT_PUT \
+  AFTER_SECS SAMPLE_SECS GRANARY_ARGS GRANARY_JAVA_OPTS BUCKET
 python3 - >"$result_file" <<'EOF'
 import glob, json, os, re, sys
 
@@ -448,13 +467,15 @@ doc = {
     "machine": host_facts() | {"java": E["BENCH_JAVA"], "nginx": E["BENCH_NGINX"], "granary_git": E["BENCH_GIT"],
                                "cgroup_memory_limit_bytes": cgroup_limit(), "loadavg_start": E["BENCH_LOAD0"],
                                "loadavg_end": E["BENCH_LOAD1"]},
-    "parameters": {"targets": int(E["TARGETS"]), "jvm_opts": E["JVM_OPTS"], "nmt": E["NMT"] == "1",
+    "parameters": {"targets": int(E["TARGETS"]), "jvm_opts": E["JVM_OPTS"], "class_sharing": E["CLASS_SHARING"],
+                   "nmt": E["NMT"] == "1",
                    "settle_s": int(E["SETTLE_SECS"]), "idle_s": int(E["IDLE_SECS"]), "objects": int(E["OBJECTS"]),
                    "min_size": E["MIN_SIZE"], "max_size": E["MAX_SIZE"], "load_s": int(E["LOAD_SECS"]),
                    "workers": int(E["WORKERS"]), "pct_put": int(E["PCT_PUT"]), "after_s": int(E["AFTER_SECS"]),
                    "sample_s": int(E["SAMPLE_SECS"]), "granary_args": E["GRANARY_ARGS"].strip(),
                    "launcher_java_opts": E["GRANARY_JAVA_OPTS"], "bucket": E["BUCKET"]},
-    "method": "a fresh granary local (1 proxy + TARGETS targets) and nginx (bench/lib.sh start_nginx) sampled together "
+    "method": "a granary local (1 proxy + TARGETS targets; CLASS_SHARING=archive: started once before, unmeasured, "
+              "so that its nodes map the class-data archive that start made) and nginx (bench/lib.sh start_nginx) sampled together "
               "over the idle window after SETTLE s; then OBJECTS objects PUT through the proxy (populate), the same "
               "names and sizes written as files for nginx, a LOAD s load of WORKERS loader workers on Granary "
               "(native, through the 307; PCT_PUT % PUTs), AFTER s of quiet, the same GET load on nginx "

@@ -237,7 +237,9 @@ ensure_granary_dist() {
 # start_granary_local: starts `granary local` from this run's private copy ($WORK/dist/granary.jar) with $TARGETS
 # targets, the proxy on $GRANARY_PORT and data under $WORK/granary (output in $WORK/granary-local.out), sets
 # GRANARY_PID, and waits until the proxy is healthy and the cluster map lists every target active. Uses the
-# caller's log, die, repo, PROXY_URL, START_TIMEOUT, GRANARY_ARGS and GRANARY_JAVA_OPTS.
+# caller's log, die, repo, PROXY_URL, START_TIMEOUT, GRANARY_ARGS and GRANARY_JAVA_OPTS, and CLASS_SHARING
+# (`granary local --class-sharing`, default off: a fresh data dir would dump its class-data archive in the
+# background, on the cores measured).
 start_granary_local() {
   local i active
   mkdir -p "$WORK/granary"
@@ -245,9 +247,9 @@ start_granary_local() {
   # The launcher's own JVM options, unless GRANARY_JAVA_OPTS is set: those ./granary gives `granary local`.
   local launcher_opts="${GRANARY_JAVA_OPTS--Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
   # shellcheck disable=SC2086 # launcher_opts and GRANARY_ARGS are lists of words on purpose
-  # --class-sharing=off: a fresh data dir would dump its class-data archive in the background, on the cores measured.
   (cd "$repo" && exec java $launcher_opts -jar "$WORK/dist/granary.jar" local --targets "$TARGETS" \
-    --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only --class-sharing=off ${GRANARY_ARGS:-}) \
+    --port "$GRANARY_PORT" --data "$WORK/granary" --log-dir-only --class-sharing="${CLASS_SHARING:-off}" \
+    ${GRANARY_ARGS:-}) \
     >"$WORK/granary-local.out" 2>&1 &
   GRANARY_PID=$!
   log "starting granary local (pid $GRANARY_PID): proxy $PROXY_URL, $TARGETS target(s)"

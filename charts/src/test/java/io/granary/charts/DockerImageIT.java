@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.common.exec.Background;
+import io.granary.common.jvm.NativeHeapTrim;
+import io.granary.common.jvm.SharedArchiveMapping;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -112,7 +114,12 @@ class DockerImageIT {
     assertThat(dockerfile.one("ENV").assignments().get("GRANARY_JVM_OPTS")).contains("-XX:MaxRAMPercentage=");
     assertThat(dockerfile.one("ENV").assignments().get("GRANARY_JVM_OPTS").split(" "))
         .as("background work yields to requests in the container as in granary local")
-        .contains(Background.JVM_OPTIONS.toArray(String[]::new));
+        .contains(Background.JVM_OPTIONS.toArray(String[]::new))
+        .as("the image's JDK 17 maps its class-data archive unrelocated, as granary local's nodes do")
+        .contains(SharedArchiveMapping.jvmOptions(17).toArray(String[]::new))
+        .as("freed C heap goes back to the system, as in granary local (this JDK 17 knows the flag)")
+        .contains(NativeHeapTrim.jvmOptions().toArray(String[]::new)).contains("-XX:TrimNativeHeapInterval=5000")
+        .as("no hsperfdata sampler, as granary local's nodes").contains("-XX:-UsePerfData");
   }
 
   @Test

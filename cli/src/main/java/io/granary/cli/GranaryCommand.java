@@ -33,6 +33,7 @@ public final class GranaryCommand implements Runnable {
 
   public static void main(String[] args) {
     asyncPoolOfTwoAtLeast();
+    BufferPoolDefaults.apply(System.getProperties(), Runtime.getRuntime().availableProcessors());
     // A node waits for its primary's DNS name to appear (a Kubernetes Service): do not remember misses for 10 s.
     java.security.Security.setProperty("networkaddress.cache.negative.ttl", "1");
     System.exit(execute(commandLine(args.length == 0 ? null : args[0]), System::getenv, args));

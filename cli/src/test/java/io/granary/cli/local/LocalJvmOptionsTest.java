@@ -3,6 +3,8 @@ package io.granary.cli.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.granary.common.exec.Background;
+import io.granary.common.jvm.NativeHeapTrim;
+import io.granary.common.jvm.SharedArchiveMapping;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +20,21 @@ class LocalJvmOptionsTest {
   @Test
   void defaults_putBackgroundWorkAtALowerPriority() {
     assertThat(DEFAULTS).containsAll(Background.JVM_OPTIONS);
+  }
+
+  @Test
+  void defaults_mapTheClassDataArchiveWhereItWasDumped() {
+    assertThat(DEFAULTS).containsAll(SharedArchiveMapping.jvmOptions());
+  }
+
+  @Test
+  void defaults_haveNoPerformanceDataSampler() {
+    assertThat(DEFAULTS).contains("-XX:-UsePerfData");
+  }
+
+  @Test
+  void defaults_trimTheNativeHeapWhereTheJvmCan() {
+    assertThat(DEFAULTS).containsAll(NativeHeapTrim.jvmOptions());
   }
 
   @Test
