@@ -24,10 +24,10 @@ FILL="${FILL:-}"                         # metadata records added offline (defau
 WORKERS="${WORKERS:-16}"                 # loader workers of the GET runs
 DURATION="${DURATION:-20}"               # seconds of each timed GET run
 WARMUP="${WARMUP:-10}"                  # seconds of GETs before each timed run (same names and workers; 0: none); JIT needs it
-# memory cgroup of the restarted cluster, page cache included (0: none). The cluster's processes take about 350 MiB
-# of it and their jars and libraries about 200 MiB of cache, which leaves about 200 MiB of page cache at the
-# default: less than the metadata of 10 million records (about 35 bytes each on disk)
-MEM_LIMIT="${MEM_LIMIT:-768MiB}"
+# memory cgroup of the restarted cluster, page cache included (0: none). The cluster's processes and the cache of
+# their jars and libraries leave about 160 MiB of page cache at the default (2026-11-28; 768 MiB left 295 once the
+# nodes had shrunk): less than the metadata of 10 million records (about 28 bytes each on disk)
+MEM_LIMIT="${MEM_LIMIT:-640MiB}"
 DROP_CACHES="${DROP_CACHES:-1}"          # 1: sync and drop the page cache before each measured start (needs root)
 LIST_PREFIX_KEYS="${LIST_PREFIX_KEYS:-1000000}" # keys the timed listing should cover (the closest prefix is taken)
 LIST_PAGE="${LIST_PAGE:-1000}"           # keys per listing page (limit=, 1 to 10000)
