@@ -234,10 +234,10 @@ public final class TargetNode implements GracefulStop {
   }
 
   /**
-   * Whether the cluster this target joins holds a bucket, as its primary says. A primary not listening yet (a new
-   * cluster's nodes start together: Kubernetes starts every pod at once, granary local every process) is asked again
-   * for up to {@link #PRIMARY_ANSWER_WAIT}; after that, or for any other failure, true (a rehearsal costs a few
-   * seconds of start, a cold join under load costs every reader).
+   * Whether the cluster this target joins holds a bucket, as its primary says. A primary not listening yet, or
+   * listening but not in a cluster yet (503: a new cluster's nodes start together, Kubernetes every pod at once,
+   * granary local every process), is asked again for up to {@link #PRIMARY_ANSWER_WAIT}; after that, or for any
+   * other failure, true (a rehearsal costs a few seconds of start, a cold join under load costs every reader).
    */
   private boolean clusterHoldsBuckets() throws InterruptedException {
     long deadline = System.nanoTime() + PRIMARY_ANSWER_WAIT.toNanos();
@@ -247,7 +247,7 @@ public final class TargetNode implements GracefulStop {
             JsonNode.class).get(5, TimeUnit.SECONDS);
         return answer == null || !answer.path("buckets").isArray() || !answer.path("buckets").isEmpty();
       } catch (ExecutionException | TimeoutException e) {
-        if (!(e.getCause() instanceof java.net.ConnectException) || System.nanoTime() > deadline) {
+        if (!primaryStarting(e.getCause()) || System.nanoTime() > deadline) {
           log.info("node={} primary {} did not say whether the cluster holds buckets ({}): rehearsing as if it did",
               id, cfg.primaryUrl(), e.getCause() == null ? e.toString() : e.getCause().toString());
           return true;
@@ -255,6 +255,12 @@ public final class TargetNode implements GracefulStop {
         Thread.sleep(200); // a retry interval, as the registration's backoff starts at 250 ms
       }
     }
+  }
+
+  /** A failure that means the primary is still starting: nothing listens yet, or it has no cluster yet (503). */
+  static boolean primaryStarting(Throwable cause) {
+    return cause instanceof java.net.ConnectException
+        || cause instanceof ControlClient.RemoteCallException r && r.status() == 503;
   }
 
   /** Registers with the primary, returns to service after a graceful stop, and follows the cluster's rebalances. */
